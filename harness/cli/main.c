@@ -1,0 +1,72 @@
+/* main.c — cdcharness: subcommand dispatch, --help, --version. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} subcommand;
+
+static const subcommand k_commands[] = {
+    {"decode", cmd_decode, "decode binlog files to mysqlbinlog-style text or JSON Lines"},
+};
+
+#define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cdcharness <command> [options] [args]\n"
+            "       cdcharness <command> --help\n"
+            "       cdcharness --help | --version\n"
+            "\n"
+            "MySQL binlog compatibility harness for CDC consumers.\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", k_commands[i].name, k_commands[i].summary);
+    fprintf(f,
+            "\n"
+            "exit status: 0 ok, 1 bad input or failed check, 2 usage error\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CDCH_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (strcmp(cmd, "help") == 0 && argc > 2) {
+            for (size_t i = 0; i < N_COMMANDS; i++) {
+                if (strcmp(argv[2], k_commands[i].name) == 0) {
+                    char *hargv[] = {argv[2], "--help", NULL};
+                    return k_commands[i].run(2, hargv);
+                }
+            }
+            fprintf(stderr, "cdcharness: unknown command '%s'\n\n", argv[2]);
+            usage(stderr);
+            return CDCH_EXIT_USAGE;
+        }
+        usage(stdout);
+        return CDCH_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("cdcharness %s\n", CDCH_VERSION);
+        return CDCH_EXIT_OK;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(cmd, k_commands[i].name) == 0)
+            return k_commands[i].run(argc - 1, argv + 1);
+    }
+    if (cmd[0] == '-')
+        fprintf(stderr, "cdcharness: unknown option '%s'\n\n", cmd);
+    else
+        fprintf(stderr, "cdcharness: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return CDCH_EXIT_USAGE;
+}

@@ -1,0 +1,101 @@
+/* zstd_frame.c — one-frame zstd compression/decompression for
+ * TRANSACTION_PAYLOAD events (MySQL writes exactly one frame per payload,
+ * no dictionary, no checksum; it reads concatenated frames). */
+#include <zstd.h>
+
+#include "event.h"
+
+int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_size, cdch_buf *out, cdch_err *err)
+{
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    if (!cctx)
+        return cdch_err_set(err, "cannot create a zstd compression context (out of memory?)");
+    if (level < 1 || level > ZSTD_maxCLevel()) {
+        ZSTD_freeCCtx(cctx);
+        return cdch_err_set(err, "zstd level %d out of range 1..%d", level, ZSTD_maxCLevel());
+    }
+    size_t r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+    if (!ZSTD_isError(r) && content_size)
+        r = ZSTD_CCtx_setPledgedSrcSize(cctx, len);
+    if (ZSTD_isError(r)) {
+        ZSTD_freeCCtx(cctx);
+        return cdch_err_set(err, "zstd: %s", ZSTD_getErrorName(r));
+    }
+    size_t bound = ZSTD_compressBound(len);
+    size_t start = out->len;
+    cdch_buf_reserve(out, bound);
+    ZSTD_inBuffer in = {src, len, 0};
+    ZSTD_outBuffer ob = {out->data + start, bound, 0};
+    do {
+        r = ZSTD_compressStream2(cctx, &ob, &in, ZSTD_e_end);
+        if (ZSTD_isError(r)) {
+            ZSTD_freeCCtx(cctx);
+            return cdch_err_set(err, "zstd compression failed: %s", ZSTD_getErrorName(r));
+        }
+        if (r != 0 && ob.pos == ob.size) { /* cannot happen with compressBound, but stay safe */
+            ZSTD_freeCCtx(cctx);
+            return cdch_err_set(err, "zstd output exceeded its bound");
+        }
+    } while (r != 0);
+    out->len = start + ob.pos;
+    ZSTD_freeCCtx(cctx);
+    return 0;
+}
+
+int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_buf *out, cdch_err *err)
+{
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    if (!dctx)
+        return cdch_err_set(err, "cannot create a zstd decompression context (out of memory?)");
+    ZSTD_inBuffer in = {src, len, 0};
+    size_t start = out->len;
+    size_t r = 0;
+    while (in.pos < in.size) {
+        if (out->len - start >= max_size) {
+            ZSTD_freeDCtx(dctx);
+            return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
+        }
+        size_t chunk = ZSTD_DStreamOutSize();
+        if (chunk > max_size - (out->len - start))
+            chunk = max_size - (out->len - start);
+        cdch_buf_reserve(out, chunk);
+        ZSTD_outBuffer ob = {out->data + out->len, chunk, 0};
+        r = ZSTD_decompressStream(dctx, &ob, &in);
+        if (ZSTD_isError(r)) {
+            ZSTD_freeDCtx(dctx);
+            return cdch_err_set(err, "zstd payload is corrupt: %s (at compressed byte %zu of %zu)",
+                                ZSTD_getErrorName(r), in.pos, len);
+        }
+        out->len += ob.pos;
+        if (ob.pos == 0 && r != 0 && in.pos == in.size)
+            break;
+    }
+    /* flush whatever is still buffered in the context */
+    while (r != 0) {
+        if (out->len - start >= max_size) {
+            ZSTD_freeDCtx(dctx);
+            return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
+        }
+        size_t chunk = ZSTD_DStreamOutSize();
+        if (chunk > max_size - (out->len - start))
+            chunk = max_size - (out->len - start);
+        cdch_buf_reserve(out, chunk);
+        ZSTD_outBuffer ob = {out->data + out->len, chunk, 0};
+        r = ZSTD_decompressStream(dctx, &ob, &in);
+        if (ZSTD_isError(r)) {
+            ZSTD_freeDCtx(dctx);
+            return cdch_err_set(err, "zstd payload is corrupt: %s", ZSTD_getErrorName(r));
+        }
+        out->len += ob.pos;
+        if (ob.pos == 0) {
+            ZSTD_freeDCtx(dctx);
+            return cdch_err_set(err, "zstd payload is truncated: the frame ends before its last block");
+        }
+    }
+    ZSTD_freeDCtx(dctx);
+    return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: install dependencies, build,
+# run the unit and integration tests (CTest), then the same tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer, then a bounded fuzz run.
+#
+#   scripts/test.sh            everything (what CI runs)
+#   FUZZ_SECONDS=0 scripts/test.sh   skip the fuzz run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+bash scripts/setup.sh
+
+echo "== build (RelWithDebInfo) =="
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+echo "== tests =="
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== build (ASan + UBSan) =="
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCDCH_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under ASan + UBSan =="
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+   ctest --output-on-failure -j"$jobs")
+
+secs=${FUZZ_SECONDS:-30}
+if [ "$secs" -gt 0 ]; then
+  echo "== fuzz the decoder for ${secs}s =="
+  bash scripts/fuzz.sh "$secs"
+fi
+echo "== all tests passed =="
