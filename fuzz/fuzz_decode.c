@@ -4,12 +4,15 @@
  * absent): the reader frames it, every event is decoded with one fresh
  * decoder per input (so FDEs and table maps seen earlier in the input
  * steer later events, as in a real file) and printed in both output forms;
- * decode errors are expected and skipped. The raw input is also fed to the
- * JSON binary decoder, and to the reader as a bare event stream. Any crash,
- * sanitizer report or leak is a bug.
+ * decode errors are expected and skipped. Every JSON line printed must
+ * parse back (cdch_json_parse_text), so invalid JSON from any value printer
+ * is caught too. The raw input is also fed to the JSON binary decoder, and
+ * to the reader as a bare event stream. Any crash, sanitizer report, leak
+ * or abort is a bug.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +25,25 @@
 #include "reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The JSON form must always be valid JSON (documents nested deeper than the
+ * parser's limit excepted). */
+static void check_json_line(const cdch_buf *out, size_t from)
+{
+    size_t n = out->len - from;
+    if (n == 0 || out->data[out->len - 1] != '\n')
+        abort();
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_json *j = NULL;
+    cdch_err err;
+    if (cdch_json_parse_text((const char *)out->data + from, n - 1, &a, &j, &err) != 0 &&
+        !strstr(err.msg, "nested deeper")) {
+        fprintf(stderr, "invalid JSON output (%s at %lld): %.*s\n", err.msg, (long long)err.offset, (int)n,
+                (const char *)out->data + from);
+        abort();
+    }
+    cdch_arena_free(&a);
+}
 
 static void decode_stream(const uint8_t *data, size_t size, unsigned flags)
 {
@@ -41,7 +63,9 @@ static void decode_stream(const uint8_t *data, size_t size, unsigned flags)
         cdch_event ev;
         if (cdch_decode_event(d, raw.data, raw.len, &a, &ev, &err) == 0) {
             cdch_printer_event(text, &ev, raw.offset, &out);
+            size_t at = out.len;
             cdch_printer_event(json, &ev, raw.offset, &out);
+            check_json_line(&out, at);
             cdch_buf_reset(&out);
         }
         cdch_arena_reset(&a);

@@ -260,6 +260,12 @@ START_TEST(time2_out_of_range)
     cdch_cursor c = cdch_cur(big, 3);
     ck_assert_int_eq(cdch_time2_decode(&c, 0, &got, &e), -1);
     ck_assert_ptr_nonnull(strstr(e.msg, "out of range"));
+    /* int part -0x6e0000: 1760 hours, which MySQL's 10-bit hour field
+     * would silently wrap to 736 */
+    static const uint8_t wrap[3] = {0x12, 0x00, 0x00};
+    c = cdch_cur(wrap, 3);
+    ck_assert_int_eq(cdch_time2_decode(&c, 0, &got, &e), -1);
+    ck_assert_ptr_nonnull(strstr(e.msg, "-1760 hours is out of range"));
     /* minute 60: 60 << 6 = 0xf00 */
     static const uint8_t m60[3] = {0x80, 0x0f, 0x00};
     c = cdch_cur(m60, 3);

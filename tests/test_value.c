@@ -1268,6 +1268,16 @@ START_TEST(error_offsets)
     ck_assert_int_eq(cdch_value_decode(&c, &cur, &a, &v, &e), -1);
     ck_assert_int_eq(e.offset, 2);
     cdch_arena_free(&a);
+
+    /* a bad JSON document: the offset is in the image, not in the document */
+    cdch_coldef j = COL(CDCH_T_JSON, 4, false);
+    static const uint8_t jimg[6] = {0xaa, 0x01, 0x00, 0x00, 0x00, 0x99};
+    cur = cdch_cur(jimg, sizeof jimg);
+    cdch_skip(&cur, 1);
+    ck_assert_int_eq(cdch_value_decode(&j, &cur, &a, &v, &e), -1);
+    ck_assert_int_ge(e.offset, 5);
+    ck_assert_int_le(e.offset, 6);
+    cdch_arena_free(&a);
 }
 END_TEST
 

@@ -19,5 +19,6 @@ enum {
 };
 
 int cmd_decode(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif

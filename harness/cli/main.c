@@ -12,6 +12,7 @@ typedef struct subcommand {
 
 static const subcommand k_commands[] = {
     {"decode", cmd_decode, "decode binlog files to mysqlbinlog-style text or JSON Lines"},
+    {"gen", cmd_gen, "generate binlog files and expected change events from a scenario"},
 };
 
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])

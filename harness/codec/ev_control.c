@@ -8,11 +8,14 @@
 
 /* ---- FORMAT_DESCRIPTION --------------------------------------------------- */
 
-static uint32_t version_product(const char *v)
+uint32_t cdch_version_product(const char *v)
 {
-    int maj = 0, min = 0, pat = 0;
-    sscanf(v, "%d.%d.%d", &maj, &min, &pat);
-    return (uint32_t)(maj * 10000 + min * 100 + pat);
+    /* "8.0.28-debug" -> 80028; absurd components (hostile input) saturate */
+    long maj = 0, min = 0, pat = 0;
+    if (sscanf(v, "%4ld.%4ld.%4ld", &maj, &min, &pat) < 1 || maj < 0 || min < 0 || pat < 0)
+        return 0;
+    long long p = (long long)maj * 10000 + (long long)min * 100 + pat;
+    return p > 99999999 ? 99999999u : (uint32_t)p;
 }
 
 int ev_decode_fde(const ev_dctx *x, cdch_cursor *c, cdch_fde *out, cdch_err *err)
@@ -31,7 +34,7 @@ int ev_decode_fde(const ev_dctx *x, cdch_cursor *c, cdch_fde *out, cdch_err *err
         return ev_fail(x, c, err, "binlog version %u is not supported (only v4, MySQL 5.0+)", out->binlog_version);
     if (out->common_header_len != CDCH_HEADER_LEN)
         return ev_fail(x, c, err, "common header length %u is not 19", out->common_header_len);
-    out->version_product = version_product(out->server_version);
+    out->version_product = cdch_version_product(out->server_version);
     size_t left = cdch_cur_left(c);
     bool has_alg = out->version_product >= 50601;
     if (has_alg) {
@@ -78,9 +81,9 @@ int cdch_fde_for_version(const char *version, uint8_t checksum_alg, cdch_fde *ou
 {
     memset(out, 0, sizeof *out);
     int maj = 0, min = 0, pat = 0;
-    if (sscanf(version, "%d.%d.%d", &maj, &min, &pat) != 3)
+    if (sscanf(version, "%4d.%4d.%4d", &maj, &min, &pat) != 3)
         return cdch_err_set(err, "server version '%s' is not of the form MAJOR.MINOR.PATCH", version);
-    uint32_t prod = (uint32_t)(maj * 10000 + min * 100 + pat);
+    uint32_t prod = cdch_version_product(version);
     if (prod < 80020)
         return cdch_err_set(err, "server version %s is older than 8.0.20 (binlog_transaction_compression "
                                  "does not exist there); use 8.0.20 or newer",

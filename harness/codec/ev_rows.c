@@ -178,7 +178,7 @@ static int encode_image(const cdch_table_map *tm, size_t ncols, const uint8_t *p
     return 0;
 }
 
-int ev_encode_rows(uint8_t type, const cdch_rows *r, cdch_buf *out, cdch_err *err)
+int cdch_rows_encode_head(uint8_t type, const cdch_rows *r, cdch_buf *out, cdch_err *err)
 {
     const cdch_table_map *tm = r->tm;
     if (!tm)
@@ -195,19 +195,30 @@ int ev_encode_rows(uint8_t type, const cdch_rows *r, cdch_buf *out, cdch_err *er
         cdch_put_bytes(out, r->cols_before, nb);
     if (has_after(type))
         cdch_put_bytes(out, r->cols_after, nb);
-    size_t njson = json_col_count(tm, r->ncols);
-    for (size_t i = 0; i < r->nrows; i++) {
-        const cdch_row *row = &r->rows[i];
-        if (has_before(type) && encode_image(tm, r->ncols, r->cols_before, NULL, row->before, out, err) != 0)
-            return cdch_err_wrap(err, "row %zu before image", i + 1);
-        if (type == CDCH_EV_PARTIAL_UPDATE_ROWS) {
-            cdch_put_lenenc(out, row->value_options);
-            if (row->value_options & 1)
-                cdch_put_bytes(out, row->partial_bits, bitmap_bytes(njson));
-        }
-        if (has_after(type) &&
-            encode_image(tm, r->ncols, r->cols_after, row->partial_bits, row->after, out, err) != 0)
-            return cdch_err_wrap(err, "row %zu after image", i + 1);
+    return 0;
+}
+
+int cdch_rows_encode_row(uint8_t type, const cdch_rows *r, const cdch_row *row, cdch_buf *out, cdch_err *err)
+{
+    const cdch_table_map *tm = r->tm;
+    if (has_before(type) && encode_image(tm, r->ncols, r->cols_before, NULL, row->before, out, err) != 0)
+        return cdch_err_wrap(err, "before image");
+    if (type == CDCH_EV_PARTIAL_UPDATE_ROWS) {
+        cdch_put_lenenc(out, row->value_options);
+        if (row->value_options & 1)
+            cdch_put_bytes(out, row->partial_bits, bitmap_bytes(json_col_count(tm, r->ncols)));
     }
+    if (has_after(type) && encode_image(tm, r->ncols, r->cols_after, row->partial_bits, row->after, out, err) != 0)
+        return cdch_err_wrap(err, "after image");
+    return 0;
+}
+
+int ev_encode_rows(uint8_t type, const cdch_rows *r, cdch_buf *out, cdch_err *err)
+{
+    if (cdch_rows_encode_head(type, r, out, err) != 0)
+        return -1;
+    for (size_t i = 0; i < r->nrows; i++)
+        if (cdch_rows_encode_row(type, r, &r->rows[i], out, err) != 0)
+            return cdch_err_wrap(err, "row %zu", i + 1);
     return 0;
 }

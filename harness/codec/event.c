@@ -289,14 +289,14 @@ int ev_decode_any(cdch_decoder *d, const uint8_t *ev, size_t len, cdch_arena *a,
              * the version string inside (>= 5.6.1) */
             cdch_cursor v = cdch_cur(ev + CDCH_HEADER_LEN + 2, len > CDCH_HEADER_LEN + 52 ? 50 : 0);
             const uint8_t *ver = cdch_get_bytes(&v, 50);
-            int maj = 0, min = 0, pat = 0;
+            uint32_t prod = 0;
             if (ver) {
                 char vs[51];
                 memcpy(vs, ver, 50);
                 vs[50] = 0;
-                sscanf(vs, "%d.%d.%d", &maj, &min, &pat);
+                prod = cdch_version_product(vs);
             }
-            if (maj * 10000 + min * 100 + pat >= 50601)
+            if (prod >= 50601)
                 out->has_checksum = true;
         } else if (decoder_checksum(d) == CDCH_CHECKSUM_CRC32) {
             out->has_checksum = true;

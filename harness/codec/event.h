@@ -75,6 +75,9 @@ typedef struct cdch_fde {
     uint32_t version_product;     /* e.g. 80028, derived from server_version */
 } cdch_fde;
 
+/* "8.0.28-debug" -> 80028 (0 when not a version). */
+uint32_t cdch_version_product(const char *version);
+
 /* Build the FDE a MySQL server of `version` ("8.0.28", "9.0.1") writes,
  * post-header table quirks included (the literal 40 for type 40). */
 int cdch_fde_for_version(const char *version, uint8_t checksum_alg, cdch_fde *out, cdch_err *err);
@@ -168,6 +171,14 @@ typedef struct cdch_rows {
     cdch_row *rows;
     const cdch_table_map *tm;    /* the table map the rows were decoded with */
 } cdch_rows;
+
+/* Encode a rows event body piecewise, the way the stream builder splits a
+ * statement's rows into events of at most binlog_row_event_max_size:
+ * the post-header + column count + bitmaps (r->rows is not used), then one
+ * row at a time (before/after images, value options for partial updates).
+ * `type` is the event type (30, 31, 32 or 39). */
+int cdch_rows_encode_head(uint8_t type, const cdch_rows *r, cdch_buf *out, cdch_err *err);
+int cdch_rows_encode_row(uint8_t type, const cdch_rows *r, const cdch_row *row, cdch_buf *out, cdch_err *err);
 
 /* ---- XA_PREPARE (38) ---- */
 typedef struct cdch_xa_prepare {

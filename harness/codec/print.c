@@ -997,10 +997,13 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
     case CDCH_EV_ANONYMOUS_GTID:
     case CDCH_EV_GTID_TAGGED: {
         const cdch_gtid_ev *g = &ev->u.gtid;
-        cdch_put_str(out, "{\"gtid\":\"");
-        put_gtid_text(out, ev); /* uuid, tag ([a-z_0-9]) and digits: no escaping needed */
+        cdch_buf gt = CDCH_BUF_INIT;
+        put_gtid_text(&gt, ev);
+        cdch_put_str(out, "{\"gtid\":");
+        cdch_print_json_string(out, gt.data, gt.len); /* a decoded tag may hold any byte */
+        cdch_buf_free(&gt);
         cdch_buf_printf(out,
-                        "\",\"flags\":%u,\"last_committed\":%" PRId64 ",\"sequence_number\":%" PRId64
+                        ",\"flags\":%u,\"last_committed\":%" PRId64 ",\"sequence_number\":%" PRId64
                         ",\"immediate_commit_timestamp\":%" PRIu64 ",\"original_commit_timestamp\":%" PRIu64
                         ",\"transaction_length\":%" PRIu64 ",\"immediate_server_version\":%" PRIu32
                         ",\"original_server_version\":%" PRIu32,

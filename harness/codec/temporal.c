@@ -237,6 +237,10 @@ int cdch_time2_decode(cdch_cursor *c, unsigned fsp, cdch_temporal *out, cdch_err
     }
     if (c->overrun)
         return 0;
+    uint64_t mag = packed < 0 ? (uint64_t)0 - (uint64_t)packed : (uint64_t)packed;
+    if ((mag >> 24 >> 12) > 838) /* MySQL would silently keep only 10 bits of hours */
+        return cdch_err_set(err, "bad TIME2 bytes: %s%llu hours is out of range", packed < 0 ? "-" : "",
+                            (unsigned long long)(mag >> 24 >> 12));
     time_from_packed(packed, out);
     if (out->usec > 999999 || out->minute > 59 || out->second > 59 || out->hour > 838)
         return cdch_err_set(err, "bad TIME2 bytes: %s%u:%02u:%02u (fraction %u) is out of range",

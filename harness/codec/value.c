@@ -388,8 +388,9 @@ int cdch_value_decode(const cdch_coldef *col, cdch_cursor *c, cdch_arena *a, cdc
         out->kind = CDCH_V_JSON;
         if (cdch_json_decode(b, len, a, &out->u.json, err) < 0) {
             cdch_err_wrap(err, "JSON column value (%zu bytes)", len);
-            if (err && err->offset < 0)
-                err->offset = (int64_t)start;
+            if (err) /* the JSON decoder's offset is relative to the document */
+                err->offset = err->offset < 0 ? (int64_t)start
+                                              : (int64_t)(cdch_cur_pos(c) - len) + err->offset;
             return -1;
         }
         return 0;
@@ -439,13 +440,12 @@ static int kind_mismatch(cdch_err *err, const cdch_coldef *col, const cdch_value
 
 /* Integer content of an INT/UINT (or, where allowed, YEAR/BIT/ENUM/SET)
  * value: returns false if v is not an integer kind. */
-static bool value_integer(const cdch_value *v, bool *neg, uint64_t *mag, int64_t *sv)
+static bool value_integer(const cdch_value *v, bool *neg, uint64_t *mag)
 {
     switch (v->kind) {
     case CDCH_V_INT:
         *neg = v->u.i < 0;
         *mag = *neg ? (uint64_t)0 - (uint64_t)v->u.i : (uint64_t)v->u.i;
-        *sv = v->u.i;
         return true;
     case CDCH_V_UINT:
     case CDCH_V_YEAR:
@@ -454,7 +454,6 @@ static bool value_integer(const cdch_value *v, bool *neg, uint64_t *mag, int64_t
     case CDCH_V_SET:
         *neg = false;
         *mag = v->u.u;
-        *sv = (int64_t)v->u.u;
         return true;
     default: return false;
     }
@@ -520,13 +519,12 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
 
     bool neg;
     uint64_t mag;
-    int64_t sv;
     char num[32];
     unsigned w = int_width(col->type);
     if (w) {
         if (v->kind != CDCH_V_INT && v->kind != CDCH_V_UINT)
             return kind_mismatch(err, col, v);
-        value_integer(v, &neg, &mag, &sv);
+        value_integer(v, &neg, &mag);
         bool ok;
         if (col->is_unsigned) {
             uint64_t max = w == 8 ? UINT64_MAX : (1ULL << (8 * w)) - 1;
@@ -669,7 +667,7 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
         return 0;
     }
     case CDCH_T_YEAR: {
-        if (!value_integer(v, &neg, &mag, &sv) || v->kind == CDCH_V_BIT || v->kind == CDCH_V_ENUM ||
+        if (!value_integer(v, &neg, &mag) || v->kind == CDCH_V_BIT || v->kind == CDCH_V_ENUM ||
             v->kind == CDCH_V_SET)
             return kind_mismatch(err, col, v);
         if (!neg && mag == 0) {
@@ -689,7 +687,7 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
             return cdch_err_set(err, "BIT column metadata %04x is invalid (BIT(1)..BIT(64))", col->meta);
         if (v->kind != CDCH_V_BIT && v->kind != CDCH_V_UINT && v->kind != CDCH_V_INT)
             return kind_mismatch(err, col, v);
-        value_integer(v, &neg, &mag, &sv);
+        value_integer(v, &neg, &mag);
         if (neg || (bits < 64 && (mag >> bits) != 0)) {
             fmt_integer(num, sizeof num, neg, mag);
             return cdch_err_set(err, "value %s out of range for BIT(%u)", num, bits);
@@ -723,7 +721,7 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
                 return cdch_err_set(err, "ENUM pack length %u is invalid (1 or 2)", length);
             if (v->kind != CDCH_V_ENUM && v->kind != CDCH_V_UINT && v->kind != CDCH_V_INT)
                 return kind_mismatch(err, col, v);
-            value_integer(v, &neg, &mag, &sv);
+            value_integer(v, &neg, &mag);
             uint64_t max = col->labels ? col->nlabels : (length == 1 ? 255u : 65535u);
             if (neg || mag > max || (length == 1 && mag > 255) || mag > 65535) {
                 fmt_integer(num, sizeof num, neg, mag);
@@ -738,7 +736,7 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
                 return cdch_err_set(err, "SET pack length %u is invalid (1..8)", length);
             if (v->kind != CDCH_V_SET && v->kind != CDCH_V_UINT && v->kind != CDCH_V_INT)
                 return kind_mismatch(err, col, v);
-            value_integer(v, &neg, &mag, &sv);
+            value_integer(v, &neg, &mag);
             unsigned nbits = col->labels && col->nlabels < 64 ? (unsigned)col->nlabels : length * 8;
             if (nbits > length * 8)
                 nbits = length * 8;

@@ -104,7 +104,9 @@ int cdch_value_decode(const cdch_coldef *col, cdch_cursor *c, cdch_arena *a, cdc
 /* Encode a non-NULL value in the exact bytes MySQL writes for col. Returns
  * -1 with err set if the value kind does not fit the column or the value
  * is out of range (a string longer than the column, a decimal with too many
- * digits, ...). CDCH_V_JSON_DIFF is encoded as a diff vector. */
+ * digits, ...). CDCH_V_JSON_DIFF is encoded as a diff vector. CHAR values
+ * are written exactly as given: stripping trailing pad characters (as
+ * MySQL's Field_string::pack does) is the caller's job. */
 int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out, cdch_err *err);
 
 /* Canonical JSON form (design.md section 4): integers as numbers, DECIMAL
@@ -119,11 +121,14 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
 void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *out);
 
 /* mysqlbinlog -v style: the value as mysqlbinlog prints it after "@N=",
- * e.g. 1, 'abc', -12.50, '2024-01-02 03:04:05', NULL, b'101'. */
+ * e.g. 1, 'abc', -12.50, '2024-01-02 03:04:05', NULL, b'101'. A JSON diff
+ * is printed as mysqlbinlog does (JSON_REPLACE(@N, ...)) using col->name as
+ * the column reference ("@?" when NULL): pass a coldef named "@N". */
 void cdch_value_to_sql(const cdch_coldef *col, const cdch_value *v, cdch_buf *out);
 
 /* The "/ * TYPE meta=N nullable=1 is_null=0 * /" comment mysqlbinlog -vv
- * prints after each value (without the comment markers' spaces). */
+ * prints after each value, without the comment markers: e.g.
+ * "TINYINT meta=0 nullable=1 is_null=0". */
 void cdch_value_type_comment(const cdch_coldef *col, const cdch_value *v, cdch_buf *out);
 
 /* Equality as a consumer diff needs it: same kind and same value

@@ -1,0 +1,176 @@
+/* scenario_internal.h — what the scenario module's files share with each
+ * other (the YAML load context, value parsing on YAML nodes, charsets,
+ * JSON paths, geometry, the PRNG). Not for other modules: they use
+ * scenario.h.
+ *
+ * Owns: nothing. Everything a loader step builds goes into the scenario's
+ * arena (sc_ctx.a); the per-table row state lives in malloc'd memory freed
+ * by the loader before it returns.
+ */
+#ifndef CDCH_SCENARIO_INTERNAL_H
+#define CDCH_SCENARIO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "buf.h"
+#include "scenario.h"
+
+/* ---- load context (load.c) ---------------------------------------------------- */
+
+typedef struct sc_tstate sc_tstate; /* per-table rows, txn.c */
+
+typedef struct sc_ctx {
+    const char *fname;   /* for messages */
+    yaml_document_t *doc;
+    cdch_scenario *s;
+    cdch_arena *a;       /* == &s->arena */
+    cdch_err *err;
+    sc_tstate *state;    /* one per table (txn.c) */
+    unsigned version;    /* server version as major*10000 + minor*100 + patch */
+} sc_ctx;
+
+/* Set c->err to "FILE:LINE:COL: message" at node n (or 1:1 when n is NULL); returns -1. */
+int sc_fail(sc_ctx *c, const yaml_node_t *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Same with the message of a cdch_err as the tail ("prefix: <e->msg>"). */
+int sc_fail_err(sc_ctx *c, const yaml_node_t *n, const cdch_err *e, const char *prefix_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+cdch_sc_mark sc_mark(const yaml_node_t *n);
+yaml_node_t *sc_node(sc_ctx *c, int id);
+const char *sc_kind_name(const yaml_node_t *n); /* "a mapping", "a list", "a string" */
+
+static inline bool sc_is_scalar(const yaml_node_t *n) { return n && n->type == YAML_SCALAR_NODE; }
+static inline bool sc_is_map(const yaml_node_t *n) { return n && n->type == YAML_MAPPING_NODE; }
+static inline bool sc_is_seq(const yaml_node_t *n) { return n && n->type == YAML_SEQUENCE_NODE; }
+static inline const char *sc_text(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+static inline size_t sc_len(const yaml_node_t *n) { return n->data.scalar.length; }
+static inline bool sc_plain(const yaml_node_t *n) { return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE; }
+/* A plain ~, null, Null, NULL or empty scalar. */
+bool sc_is_null(const yaml_node_t *n);
+/* A plain true/false in any of YAML's spellings (true True TRUE ...). */
+bool sc_plain_bool(const yaml_node_t *n, bool *out);
+
+/* Mapping access. sc_check_map fails unless n is a mapping whose keys are
+ * all scalars from `allowed` (NULL-terminated), each at most once: unknown
+ * keys are errors (with a "did you mean" when one is close). */
+int sc_check_map(sc_ctx *c, yaml_node_t *n, const char *what, const char *const *allowed);
+yaml_node_t *sc_get(sc_ctx *c, yaml_node_t *map, const char *key);
+/* Required key: the value node, or NULL with an error at the mapping. */
+yaml_node_t *sc_need(sc_ctx *c, yaml_node_t *map, const char *key, const char *what);
+
+/* Scalars of a given shape (errors at the node). */
+int sc_str(sc_ctx *c, yaml_node_t *n, const char *what, const char **out); /* arena copy */
+int sc_bool(sc_ctx *c, yaml_node_t *n, const char *what, bool *out);
+int sc_u64(sc_ctx *c, yaml_node_t *n, const char *what, uint64_t min, uint64_t max, uint64_t *out);
+int sc_size(sc_ctx *c, yaml_node_t *n, const char *what, uint64_t min, uint64_t max, uint64_t *out); /* 64K, 16M, 1G */
+/* One of `words` (case-insensitive); *out = its index. */
+int sc_word(sc_ctx *c, yaml_node_t *n, const char *what, const char *const *words, int *out);
+
+/* "did you mean" helper: the candidate closest to word (edit distance <= 2), or NULL. */
+const char *sc_suggest(const char *word, const char *const *cands, size_t ncands);
+
+/* ---- transactions (txn.c) ------------------------------------------------------ */
+
+int sc_load_items(sc_ctx *c, yaml_node_t *list);
+void sc_state_free(sc_ctx *c);
+
+/* ---- values (values.c) ---------------------------------------------------------- */
+
+/* Scalar text -> value (what cdch_sc_parse_value does, with a length and
+ * the YAML style: plain scalars may be numbers/booleans in JSON columns). */
+int sc_parse_scalar(const cdch_sc_column *col, const char *text, size_t len, bool plain, cdch_arena *a,
+                    cdch_value *out, cdch_err *err);
+/* Any YAML node -> value of col (lists for SET/VECTOR, {hex:}/{base64:} for
+ * bytes, any node for JSON, {srid:,wkb:|wkt:} for GEOMETRY). Errors at the node. */
+int sc_node_value(sc_ctx *c, const cdch_sc_column *col, yaml_node_t *n, cdch_value *out);
+/* A YAML node -> JSON tree ({json_text: "..."} parses JSON text). */
+int sc_node_json(sc_ctx *c, yaml_node_t *n, unsigned depth, cdch_json **out);
+/* The value an omitted column takes: NULL if nullable, else the type's
+ * zero value (0, '', 0000-00-00, first ENUM member, JSON null, ...). */
+int sc_zero_value(const cdch_sc_column *col, cdch_arena *a, cdch_value *out, cdch_err *err);
+/* SQL literal for a DEFAULT clause. */
+const char *sc_sql_literal(const cdch_sc_column *col, const cdch_value *v, cdch_arena *a);
+
+/* Column classes. */
+bool sc_col_is_int(const cdch_sc_column *col);        /* TINYINT..BIGINT */
+bool sc_col_is_chartext(const cdch_sc_column *col);   /* CHAR/VARCHAR/TEXT with a non-binary charset */
+bool sc_col_is_blobby(const cdch_sc_column *col);     /* BLOB/TEXT/JSON/GEOMETRY/VECTOR */
+/* Integer column range. */
+void sc_int_range(const cdch_sc_column *col, int64_t *min, uint64_t *max);
+/* Max byte length of a string value (CHAR/VARCHAR/BINARY/TEXT/BLOB); 0 if not a string column. */
+uint64_t sc_col_max_bytes(const cdch_sc_column *col);
+
+/* ---- charsets (collation.c) --------------------------------------------------- */
+
+typedef enum sc_cs {
+    SC_CS_UTF8MB4 = 1,
+    SC_CS_UTF8MB3,
+    SC_CS_LATIN1,
+    SC_CS_ASCII,
+    SC_CS_UCS2,
+    SC_CS_UTF16,
+    SC_CS_UTF16LE,
+    SC_CS_UTF32,
+    SC_CS_BINARY,
+    SC_CS_OTHER, /* known to MySQL, but we only convert ASCII text into it */
+} sc_cs;
+
+sc_cs sc_charset_kind(const char *charset);
+/* Canonical charset name ("utf8" -> "utf8mb3"), NULL if unknown. */
+const char *sc_charset_canon(const char *charset);
+/* Charset of a collation name, NULL if unknown. */
+const char *sc_collation_charset(const char *collation);
+/* Canonical collation name ("utf8_bin" -> "utf8mb3_bin"), NULL if unknown. */
+const char *sc_collation_canon(const char *collation);
+
+/* Convert UTF-8 text to the charset's bytes (arena copy); *nchars = characters.
+ * Fails on characters the charset cannot hold or invalid UTF-8. */
+int sc_charset_encode(sc_cs cs, const char *charset, const char *utf8, size_t len, cdch_arena *a,
+                      const uint8_t **out, size_t *out_len, size_t *nchars, cdch_err *err);
+/* Characters in len bytes already in the charset (raw {hex:} values). */
+size_t sc_charset_count(sc_cs cs, const uint8_t *p, size_t len);
+/* Length without the trailing pad characters MySQL strips from CHAR values
+ * (spaces in the charset's encoding; 0x00 for binary). */
+size_t sc_charset_strip_pad(sc_cs cs, const uint8_t *p, size_t len);
+/* Next code point of UTF-8 at s[*i] (advances *i); -1 on invalid UTF-8. */
+int sc_utf8_next(const char *s, size_t len, size_t *i, uint32_t *cp);
+void sc_utf8_put(cdch_buf *b, uint32_t cp);
+
+/* ---- JSON paths (jsonpath.c) ----------------------------------------------------- */
+
+/* Apply one partial-update operation (CDCH_JSON_DIFF_*) at path to a copy
+ * of root (root itself is not modified; unchanged subtrees are shared).
+ * *canon gets the path as MySQL prints it in the diff ("$.a[1]"). */
+int sc_json_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size_t path_len, cdch_json *value,
+                  cdch_json **out, const char **canon, cdch_err *err);
+/* Deep copy of a JSON tree into the arena. */
+cdch_json *sc_json_copy(cdch_arena *a, const cdch_json *j);
+
+/* ---- geometry (geometry.c) ------------------------------------------------------- */
+
+/* Geometry subtypes (MySQL Field::geometry_type). */
+enum { SC_GEOM_GEOMETRY = 0, SC_GEOM_POINT, SC_GEOM_LINESTRING, SC_GEOM_POLYGON, SC_GEOM_MULTIPOINT,
+       SC_GEOM_MULTILINESTRING, SC_GEOM_MULTIPOLYGON, SC_GEOM_GEOMETRYCOLLECTION };
+
+/* WKT -> little-endian WKB appended to out. */
+int sc_wkt_to_wkb(const char *text, size_t len, cdch_buf *out, cdch_err *err);
+/* Check WKB (little-endian, well formed, rings closed) and that its type
+ * fits a column of subtype `want` (SC_GEOM_GEOMETRY accepts any). */
+int sc_wkb_check(const uint8_t *p, size_t len, uint32_t want, cdch_err *err);
+const char *sc_geom_name(uint32_t subtype);
+
+/* ---- PRNG (bulk.c) ----------------------------------------------------------------- */
+
+uint64_t sc_mix64(uint64_t x); /* splitmix64 finaliser */
+
+#endif
