@@ -14,11 +14,13 @@
 #include "mysql_types.h"
 #include "print.h"
 #include "reader.h"
+#include "canon.h"
+#include "scenario.h"
 
 static void decode_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cdcharness decode [--json] [--no-verify] [--hexdump] FILE...\n"
+            "usage: cdcharness decode [--json | --canonical [--scenario S]] [--no-verify] [--hexdump] FILE...\n"
             "\n"
             "Decode every event of each binlog FILE ('-' = standard input), including the\n"
             "events inside TRANSACTION_PAYLOAD (compressed) events, and print them.\n"
@@ -26,6 +28,11 @@ static void decode_usage(FILE *f)
             "options:\n"
             "  --json       JSON Lines, one object per event (shape documented in\n"
             "               harness/codec/print.h); the per-file summary goes to stderr\n"
+            "  --canonical  print the change events a correct CDC consumer emits (one\n"
+            "               JSON line per row, the form of expected.jsonl; see\n"
+            "               harness/stream/canon.h); give a stream's files in order\n"
+            "  --scenario S take column names, ENUM/SET labels from scenario S when the\n"
+            "               TABLE_MAPs carry no FULL metadata (with --canonical)\n"
             "  --no-verify  do not verify CRC32 checksums\n"
             "  --hexdump    text: mysqlbinlog -H style hex dump of each event;\n"
             "               JSON: add \"raw_hex\" with the event's bytes\n"
@@ -44,6 +51,7 @@ static void decode_usage(FILE *f)
 
 typedef struct decode_opts {
     bool json;
+    cdch_canon *canon; /* --canonical: the reference consumer, kept across files */
     bool verify;
     bool hexdump;
 } decode_opts;
@@ -103,7 +111,17 @@ static int decode_file(const char *path, const decode_opts *o, cdch_printer *pr,
             st.payloads++;
             st.inner += ev.u.payload.n_inner;
         }
-        cdch_printer_event(pr, &ev, raw.offset, out);
+        if (o->canon) {
+            const char *base = strrchr(name, '/');
+            if (cdch_canon_event(o->canon, base ? base + 1 : name, &ev, out, &err) != 0) {
+                out_ok = flush_out(out) && out_ok;
+                fprintf(stderr, "%s: offset %" PRIu64 ": %s\n", name, raw.offset, err.msg);
+                status = CDCH_EXIT_BAD_INPUT;
+                break;
+            }
+        } else {
+            cdch_printer_event(pr, &ev, raw.offset, out);
+        }
         if (out->len >= 64 * 1024)
             out_ok = flush_out(out) && out_ok;
         cdch_arena_reset(&arena);
@@ -117,7 +135,7 @@ static int decode_file(const char *path, const decode_opts *o, cdch_printer *pr,
     }
     if (status == CDCH_EXIT_OK && out_ok) {
         uint64_t total = st.top + st.inner;
-        if (o->json) {
+        if (o->json || o->canon) {
             fprintf(stderr, "%s: %" PRIu64 " events (%" PRIu64 " inside payloads), %" PRIu64 " payloads\n", name,
                     total, st.inner, st.payloads);
         } else {
@@ -141,7 +159,9 @@ static int decode_file(const char *path, const decode_opts *o, cdch_printer *pr,
 
 int cmd_decode(int argc, char **argv)
 {
-    decode_opts o = {false, true, false};
+    decode_opts o = {false, NULL, true, false};
+    bool canonical = false;
+    const char *scenario_path = NULL;
     /* Options and files may be mixed; "--" ends options, "-" is stdin. The
      * file names are compacted in place at the front of argv. */
     int nfiles = 0;
@@ -154,6 +174,10 @@ int cmd_decode(int argc, char **argv)
             opts_done = true;
         } else if (strcmp(a, "--json") == 0) {
             o.json = true;
+        } else if (strcmp(a, "--canonical") == 0) {
+            canonical = true;
+        } else if (strcmp(a, "--scenario") == 0 && i + 1 < argc) {
+            scenario_path = argv[++i];
         } else if (strcmp(a, "--no-verify") == 0) {
             o.verify = false;
         } else if (strcmp(a, "--hexdump") == 0 || strcmp(a, "-H") == 0) {
@@ -173,6 +197,23 @@ int cmd_decode(int argc, char **argv)
         return CDCH_EXIT_USAGE;
     }
 
+    if ((canonical && o.json) || (scenario_path && !canonical)) {
+        fprintf(stderr, "cdcharness decode: %s\n\n",
+                o.json ? "--json and --canonical exclude each other" : "--scenario needs --canonical");
+        decode_usage(stderr);
+        return CDCH_EXIT_USAGE;
+    }
+    cdch_scenario *schema = NULL;
+    if (scenario_path) {
+        cdch_err err;
+        if (!(schema = cdch_scenario_load(scenario_path, &err))) {
+            fprintf(stderr, "%s\n", err.msg);
+            return CDCH_EXIT_BAD_INPUT;
+        }
+    }
+    if (canonical)
+        o.canon = cdch_canon_new(schema);
+
     int status = CDCH_EXIT_OK;
     cdch_buf out = CDCH_BUF_INIT;
     for (int i = 0; i < nfiles; i++) {
@@ -183,5 +224,7 @@ int cmd_decode(int argc, char **argv)
         cdch_printer_free(pr);
     }
     cdch_buf_free(&out);
+    cdch_canon_free(o.canon);
+    cdch_scenario_free(schema);
     return status;
 }

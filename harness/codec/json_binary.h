@@ -112,6 +112,24 @@ struct cdch_cursor;
 int cdch_json_diff_decode(struct cdch_cursor *c, cdch_arena *a, cdch_json_diff *out, cdch_err *err);
 void cdch_json_diff_encode(const cdch_json_diff *d, cdch_buf *out); /* includes the u32 length */
 
+/* ---- JSON paths and applying diffs (json_path.c) ---- */
+
+/* Deep copy of a tree into a (strings and opaque data stay shared). */
+cdch_json *cdch_json_copy(cdch_arena *a, const cdch_json *j);
+
+/* Apply one operation (CDCH_JSON_DIFF_*) at `path` ("$.a[2].b") to root,
+ * as JSON_REPLACE/JSON_SET/JSON_REMOVE do: replace and remove need an
+ * existing path; insert needs the parent and, for an object member, no
+ * existing member; an array index at or past the end appends. The result
+ * shares unchanged subtrees with root; *canon is the path as MySQL prints
+ * it. Returns -1 with an actionable message for bad or missing paths. */
+int cdch_json_path_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size_t path_len,
+                         cdch_json *value, cdch_json **out, const char **canon, cdch_err *err);
+
+/* Apply every operation of a diff to doc (not modified) -> *out. */
+int cdch_json_diff_apply(cdch_arena *a, const cdch_json *doc, const cdch_json_diff *diff, cdch_json **out,
+                         cdch_err *err);
+
 /* Append the diff as JSON text: [{"op":"replace","path":"$.age","value":26},...] */
 void cdch_json_diff_to_text(const cdch_json_diff *d, cdch_buf *out);
 

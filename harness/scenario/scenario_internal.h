@@ -146,16 +146,6 @@ size_t sc_charset_strip_pad(sc_cs cs, const uint8_t *p, size_t len);
 int sc_utf8_next(const char *s, size_t len, size_t *i, uint32_t *cp);
 void sc_utf8_put(cdch_buf *b, uint32_t cp);
 
-/* ---- JSON paths (jsonpath.c) ----------------------------------------------------- */
-
-/* Apply one partial-update operation (CDCH_JSON_DIFF_*) at path to a copy
- * of root (root itself is not modified; unchanged subtrees are shared).
- * *canon gets the path as MySQL prints it in the diff ("$.a[1]"). */
-int sc_json_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size_t path_len, cdch_json *value,
-                  cdch_json **out, const char **canon, cdch_err *err);
-/* Deep copy of a JSON tree into the arena. */
-cdch_json *sc_json_copy(cdch_arena *a, const cdch_json *j);
-
 /* ---- geometry (geometry.c) ------------------------------------------------------- */
 
 /* Geometry subtypes (MySQL Field::geometry_type). */

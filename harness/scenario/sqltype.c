@@ -440,6 +440,7 @@ static int build(const parsed *t, const char *charset, const char *collation, cd
                 goto done;
             }
             d->type = CDCH_T_YEAR;
+            d->is_unsigned = true; /* Field_year is an unsigned zerofill Field_tiny (SIGNEDNESS metadata) */
             cdch_put_str(&sql, word);
             break;
         case K_DATETIME:
@@ -683,7 +684,7 @@ static int build(const parsed *t, const char *charset, const char *collation, cd
         }
         }
     }
-    if (d->is_unsigned)
+    if (t->is_unsigned || t->zerofill)
         cdch_put_str(&sql, " unsigned");
     if (t->zerofill)
         cdch_put_str(&sql, " zerofill");

@@ -405,7 +405,7 @@ static int json_ops(sc_ctx *c, const cdch_sc_table *t, yaml_node_t *jn, const bo
             cdch_json_diff_op *d = &u->diff.ops[i];
             const char *canon;
             cdch_err e;
-            if (sc_json_apply(c->a, doc, op, sc_text(pn), sc_len(pn), val, &doc, &canon, &e) < 0)
+            if (cdch_json_path_apply(c->a, doc, op, sc_text(pn), sc_len(pn), val, &doc, &canon, &e) < 0)
                 return sc_fail_err(c, pn, &e, "column %s: ", col->name);
             d->op = (uint8_t)op;
             d->path = canon;
@@ -643,9 +643,12 @@ static int load_bulk(sc_ctx *c, yaml_node_t *n, cdch_sc_bulk *b)
         b->first_id = st->next_key;
         if ((v = sc_get(c, n, "first_id")) && sc_u64(c, v, "first_id", 1, UINT64_MAX, &b->first_id) < 0)
             return -1;
+        if (st->key_col != NO_COL && b->first_id > kmax)
+            return sc_fail(c, v ? v : n, "first_id %" PRIu64 " is past the primary key %s's range (%s, at most %" PRIu64 ")",
+                           b->first_id, t->cols[st->key_col].name, t->cols[st->key_col].sql_type, kmax);
         if (st->key_col != NO_COL && b->transactions) {
             uint64_t total = b->transactions * b->rows_per_txn;
-            if (b->transactions > UINT64_MAX / b->rows_per_txn || b->first_id > kmax || total - 1 > kmax - b->first_id)
+            if (b->transactions > UINT64_MAX / b->rows_per_txn || total - 1 > kmax - b->first_id)
                 return sc_fail(c, n, "%" PRIu64 " rows from id %" PRIu64 " do not fit the primary key %s (%s)", total,
                                b->first_id, t->cols[st->key_col].name, t->cols[st->key_col].sql_type);
         }

@@ -259,6 +259,18 @@ static int parse_real_value(const cdch_sc_column *col, const char *s, cdch_value
         return cdch_err_set(err, "value %s out of range for %s", s, type_text(col));
     if (col->def.is_unsigned && d < 0)
         return cdch_err_set(err, "value %s out of range for %s (no negative values)", s, type_text(col));
+    /* FLOAT(M,D)/DOUBLE(M,D): MySQL rounds to D decimals; ask for the stored value */
+    unsigned m, dd;
+    const char *paren = col->sql_type ? strchr(col->sql_type, '(') : NULL;
+    if (paren && sscanf(paren, "(%u,%u)", &m, &dd) == 2) {
+        const char *dot = strchr(s, '.');
+        size_t nfrac = 0;
+        for (const char *q = dot ? dot + 1 : s + strlen(s); *q >= '0' && *q <= '9'; q++)
+            nfrac++;
+        if (strpbrk(s, "eE") || nfrac > dd)
+            return cdch_err_set(err, "'%s' has more decimals than %s keeps (%u): give the value MySQL stores", s,
+                                type_text(col), dd);
+    }
     if (isfloat) {
         out->kind = CDCH_V_FLOAT;
         out->u.f = (float)d;
@@ -694,9 +706,16 @@ static int unbase64(const char *s, size_t len, cdch_buf *out, cdch_err *err)
     return 0;
 }
 
-/* {hex: ...} or {base64: ...}: 1 = handled (bytes in out), 0 = not such a map, -1 error */
+/* {hex: ...}, {base64: ...} or a !!binary scalar: 1 = handled (bytes in
+ * out), 0 = not such a node, -1 error */
 static int bytes_map(sc_ctx *c, yaml_node_t *n, cdch_buf *out)
 {
+    if (sc_is_scalar(n) && n->tag && strcmp((const char *)n->tag, "tag:yaml.org,2002:binary") == 0) {
+        cdch_err e;
+        if (unbase64(sc_text(n), sc_len(n), out, &e) < 0)
+            return sc_fail(c, n, "!!binary: %s", e.msg);
+        return 1;
+    }
     if (!sc_is_map(n) || n->data.mapping.pairs.top - n->data.mapping.pairs.start != 1)
         return 0;
     yaml_node_pair_t *p = n->data.mapping.pairs.start;

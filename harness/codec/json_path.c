@@ -1,7 +1,8 @@
-/* jsonpath.c — the partial JSON updates of a scenario (`json:` in an
- * update row): MySQL JSON paths ($, .key, ."quoted key", [n]) and the
+/* json_path.c — MySQL JSON paths ($, .key, ."quoted key", [n]) and the
  * replace/insert/remove operations a PARTIAL_UPDATE_ROWS diff carries,
- * applied to a tree to get the full after value.
+ * applied to a tree to get the full after value (used by scenarios to
+ * build the after image, and by the reference consumer to rebuild the
+ * document a partial update describes).
  *
  * Semantics follow JSON_REPLACE / JSON_SET / JSON_REMOVE as MySQL logs them:
  * replace and remove need an existing path; insert needs the parent to
@@ -13,7 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scenario_internal.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "json_binary.h"
 
 typedef struct leg {
     bool is_index;
@@ -131,7 +135,7 @@ static void print_path(cdch_buf *b, const leg *legs, size_t n)
     }
 }
 
-cdch_json *sc_json_copy(cdch_arena *a, const cdch_json *j)
+cdch_json *cdch_json_copy(cdch_arena *a, const cdch_json *j)
 {
     if (!j)
         return NULL;
@@ -149,13 +153,13 @@ cdch_json *sc_json_copy(cdch_arena *a, const cdch_json *j)
         for (size_t i = 0; i < j->u.obj.count; i++) {
             c->u.obj.members[i].key = cdch_arena_memdup(a, j->u.obj.members[i].key, j->u.obj.members[i].key_len);
             c->u.obj.members[i].key_len = j->u.obj.members[i].key_len;
-            c->u.obj.members[i].value = sc_json_copy(a, j->u.obj.members[i].value);
+            c->u.obj.members[i].value = cdch_json_copy(a, j->u.obj.members[i].value);
         }
         break;
     case CDCH_JSON_ARRAY:
         c->u.arr.items = j->u.arr.count ? cdch_arena_alloc(a, j->u.arr.count * sizeof(cdch_json *)) : NULL;
         for (size_t i = 0; i < j->u.arr.count; i++)
-            c->u.arr.items[i] = sc_json_copy(a, j->u.arr.items[i]);
+            c->u.arr.items[i] = cdch_json_copy(a, j->u.arr.items[i]);
         break;
     default: break;
     }
@@ -299,7 +303,7 @@ static cdch_json *apply(apply_ctx *x, const cdch_json *node, const leg *legs, si
     return c;
 }
 
-int sc_json_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size_t path_len, cdch_json *value,
+int cdch_json_path_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size_t path_len, cdch_json *value,
                   cdch_json **out, const char **canon, cdch_err *err)
 {
     leg legs[MAX_LEGS];
@@ -322,4 +326,18 @@ int sc_json_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size
     apply_ctx x = {a, op, value, *canon, err};
     *out = apply(&x, root, legs, n, 0);
     return *out ? 0 : -1;
+}
+
+int cdch_json_diff_apply(cdch_arena *a, const cdch_json *doc, const cdch_json_diff *diff, cdch_json **out,
+                         cdch_err *err)
+{
+    cdch_json *cur = cdch_json_copy(a, doc);
+    for (size_t i = 0; i < diff->count; i++) {
+        const cdch_json_diff_op *op = &diff->ops[i];
+        const char *canon;
+        if (cdch_json_path_apply(a, cur, op->op, op->path, op->path_len, op->value, &cur, &canon, err) != 0)
+            return -1;
+    }
+    *out = cur;
+    return 0;
 }
