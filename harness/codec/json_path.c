@@ -307,7 +307,7 @@ int cdch_json_path_apply(cdch_arena *a, cdch_json *root, int op, const char *pat
                   cdch_json **out, const char **canon, cdch_err *err)
 {
     leg legs[MAX_LEGS];
-    size_t n;
+    size_t n = 0;
     if (parse_path(a, path, path_len, legs, &n, err) < 0)
         return -1;
     cdch_buf b = CDCH_BUF_INIT;

@@ -550,7 +550,7 @@ static int build(const parsed *t, const char *charset, const char *collation, cd
         }
         default: {
             /* character types */
-            const char *cs, *coll;
+            const char *cs = NULL, *coll = NULL;
             /* CHARACTER SET / COLLATE in the type text win over the arguments
              * (which are the column's keys or the table's defaults) */
             const char *want_cs = charset, *want_coll = collation;

@@ -161,6 +161,14 @@ static bool has_json_update(const cdch_sc_row *r, size_t col)
 
 static void set_bit(uint8_t *bm, size_t i) { bm[i / 8] |= (uint8_t)(1u << (i % 8)); }
 
+static bool bitmap_all(const uint8_t *bm, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(bm[i / 8] >> (i % 8) & 1))
+            return false;
+    return true;
+}
+
 /* Which columns go into the before / after images (binlog_row_image). */
 static void image_bitmaps(const sw_writer *w, const cdch_sc_table *t, cdch_sc_op op, const cdch_sc_row *r,
                           uint8_t *bi, uint8_t *ai)
@@ -195,6 +203,17 @@ static void image_bitmaps(const sw_writer *w, const cdch_sc_table *t, cdch_sc_op
                 set_bit(ai, c);
             break;
         }
+    }
+    /* An image of every column is written as MySQL's all-set bitmap: the
+     * unused high bits of the last byte are 1 too (0xff for 1..8 columns,
+     * as in every real FULL-image fixture); partial images carry exact bits. */
+    if (t->ncols % 8) {
+        uint8_t tail = (uint8_t)(0xff << (t->ncols % 8));
+        uint8_t full = (uint8_t)~tail;
+        if (bitmap_all(bi, t->ncols))
+            bi[nb - 1] = (uint8_t)(full | tail);
+        if (bitmap_all(ai, t->ncols))
+            ai[nb - 1] = (uint8_t)(full | tail);
     }
 }
 

@@ -34,7 +34,14 @@ transaction). Images:
     must be equal. Against expected.jsonl, which holds the full new
     document, the diff is applied to the before image's document when the
     before image has the column; otherwise it cannot be checked and is
-    counted as unverified (printed, not failed).
+    counted as unverified (printed, not failed). Known go-mysql v1.16.0 bug:
+    it decodes only the first operation of a column's diff vector
+    (replication/json_binary.go decodeJSONPartialBinary), so a multi-operation
+    update shows one operation. When go-mysql has exactly one operation, the
+    result differs from expected, and that operation's effect is visible in
+    the expected document, the value is counted as "hit the known go-mysql
+    partial-JSON bug" (printed with the values, not failed); any other
+    difference fails.
 
 Prints the first mismatch with both rows and a per-column diff; one summary
 line "LABEL: ok (N rows)" or "LABEL: MISMATCH ..." on stdout. Exit 0 when
@@ -332,8 +339,9 @@ class Checker:
 
 def dump(v):
     def default(o):
-        if isinstance(o, Decimal):
-            return float(o) if o != o.to_integral_value() else int(o)
+        if isinstance(o, Decimal):  # as written: 1.0 stays a float, 3e38 too
+            t = str(o)
+            return float(o) if ("." in t or "E" in t or "e" in t) else int(o)
         raise TypeError
     s = json.dumps(v, ensure_ascii=False, default=default)
     return s if len(s) <= 300 else s[:300] + "..."

@@ -1,0 +1,80 @@
+/* server.h — the fake MySQL primary: serves a generated binlog stream over
+ * the MySQL client/server and replication protocols to any CDC consumer.
+ *
+ * Owns: the cdch_server (listening socket, TLS context, one thread per
+ * client connection, the loaded stream catalogue). The scenario passed to
+ * cdch_server_new stays the caller's and must outlive the server.
+ *
+ * What a client sees: a MySQL server of the scenario's version (HandshakeV10
+ * with that version string), accounts checked with mysql_native_password or
+ * caching_sha2_password (TLS available), a query responder answering the
+ * variable/status/catalogue queries connectors send (one pattern table in
+ * query.c), and a binlog whose files are the stream in `stream_dir` (what
+ * cdch_stream_generate wrote: stream.json + binlog files).
+ */
+#ifndef CDCH_SERVER_H
+#define CDCH_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "scenario.h"
+
+typedef enum cdch_auth_plugin {
+    CDCH_AUTH_CACHING_SHA2 = 0, /* MySQL 8 default */
+    CDCH_AUTH_NATIVE,           /* mysql_native_password */
+} cdch_auth_plugin;
+
+/* Faults a test can ask the server to inject into binlog dumps. */
+typedef struct cdch_server_faults {
+    uint64_t drop_after_events;   /* close the connection after N events (0 = never) */
+    uint64_t drop_after_bytes;    /* ... or after N bytes of events, mid-event if it falls there */
+    uint64_t corrupt_checksum_at; /* flip a CRC bit in the Nth event (1-based, 0 = never) */
+    uint64_t truncate_event_at;   /* send only half of the Nth event, then close */
+    uint64_t unknown_event_at;    /* send an event of unknown type 199 before the Nth event */
+    uint64_t stall_at;            /* stop sending (keep the connection open) before the Nth event */
+    bool once;                    /* apply only to the first dump connection */
+} cdch_server_faults;
+
+typedef struct cdch_server_opts {
+    const char *bind;             /* default "127.0.0.1" */
+    uint16_t port;                /* 0 = pick a free port (see cdch_server_port) */
+    const char *user;             /* default "cdch" */
+    const char *password;         /* default "cdch" */
+    cdch_auth_plugin auth;        /* plugin announced in the handshake */
+    const char *version_string;   /* default: the scenario's server version */
+    const char *tls_cert;         /* PEM files; NULL: a self-signed certificate is generated */
+    const char *tls_key;
+    bool log_queries;             /* print every query a client sends to stderr */
+    uint64_t link_rate_bps;       /* shape what the server sends (bits/s, 0 = unlimited) */
+    uint32_t link_delay_ms;       /* added one-way delay */
+    cdch_server_faults faults;
+} cdch_server_opts;
+
+typedef struct cdch_server cdch_server;
+
+/* Create a server for a scenario whose stream was generated in stream_dir.
+ * Binds and listens (so the port is known) but serves nothing until
+ * cdch_server_start. */
+cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, const cdch_server_opts *o,
+                             cdch_err *err);
+uint16_t cdch_server_port(const cdch_server *srv);
+/* Start the accept loop in a background thread. */
+int cdch_server_start(cdch_server *srv, cdch_err *err);
+/* Stop accepting, close every connection, join all threads. */
+void cdch_server_stop(cdch_server *srv);
+void cdch_server_free(cdch_server *srv); /* stops it first; accepts NULL */
+
+/* Counters (thread-safe snapshot). */
+typedef struct cdch_server_stats {
+    uint64_t connections;
+    uint64_t queries;
+    uint64_t unknown_queries;
+    uint64_t dumps;
+    uint64_t events_sent;
+    uint64_t bytes_sent;        /* replication payload bytes */
+} cdch_server_stats;
+void cdch_server_get_stats(cdch_server *srv, cdch_server_stats *out);
+
+#endif
