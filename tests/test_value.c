@@ -1371,6 +1371,42 @@ static void teardown(void)
     cdch_arena_free(&g_arena);
 }
 
+
+/* Text in the wide Unicode charsets becomes UTF-8 in the canonical form. */
+static void check_text_json(uint32_t collation, const char *hex, const char *want)
+{
+    cdch_coldef col;
+    memset(&col, 0, sizeof col);
+    col.type = CDCH_T_VARCHAR;
+    col.meta = 400;
+    col.collation = collation;
+    cdch_coldef_finish(&col);
+    size_t n;
+    uint8_t *bytes = tu_unhex(hex, &n);
+    cdch_value v;
+    memset(&v, 0, sizeof v);
+    v.kind = CDCH_V_STRING;
+    v.u.bytes.ptr = bytes;
+    v.u.bytes.len = n;
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_value_to_json(&col, &v, &b);
+    ck_assert_str_eq(cdch_buf_cstr(&b), want);
+    cdch_buf_free(&b);
+    free(bytes);
+}
+
+START_TEST(wide_charset_text)
+{
+    check_text_json(54, "00610062", "\"ab\"");                 /* utf16_general_ci, big-endian */
+    check_text_json(54, "d83dde00", "\"\xf0\x9f\x98\x80\"");  /* U+1F600 as a surrogate pair */
+    check_text_json(56, "6100e900", "\"a\xc3\xa9\"");          /* utf16le: a, e-acute */
+    check_text_json(35, "00e9", "\"\xc3\xa9\"");               /* ucs2 */
+    check_text_json(60, "0001f600", "\"\xf0\x9f\x98\x80\"");  /* utf32 */
+    check_text_json(8, "e9", "\"\xc3\xa9\"");                  /* latin1 */
+    check_text_json(54, "d83d", "{\"base64\":\"2D0=\"}");       /* lone surrogate: not text */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("value");
@@ -1410,6 +1446,7 @@ static Suite *suite(void)
     tcase_add_test(gen, error_offsets);
     tcase_add_test(gen, equality);
     tcase_add_test(gen, base64_and_strings);
+    tcase_add_test(gen, wide_charset_text);
     suite_add_tcase(s, gen);
     return s;
 }

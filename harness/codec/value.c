@@ -924,11 +924,65 @@ static void put_utf8(cdch_buf *out, uint32_t cp)
     } else if (cp < 0x800) {
         cdch_put_u8(out, (uint8_t)(0xC0 | cp >> 6));
         cdch_put_u8(out, (uint8_t)(0x80 | (cp & 0x3F)));
-    } else {
+    } else if (cp < 0x10000) {
         cdch_put_u8(out, (uint8_t)(0xE0 | cp >> 12));
         cdch_put_u8(out, (uint8_t)(0x80 | ((cp >> 6) & 0x3F)));
         cdch_put_u8(out, (uint8_t)(0x80 | (cp & 0x3F)));
+    } else {
+        cdch_put_u8(out, (uint8_t)(0xF0 | cp >> 18));
+        cdch_put_u8(out, (uint8_t)(0x80 | ((cp >> 12) & 0x3F)));
+        cdch_put_u8(out, (uint8_t)(0x80 | ((cp >> 6) & 0x3F)));
+        cdch_put_u8(out, (uint8_t)(0x80 | (cp & 0x3F)));
     }
+}
+
+/* The wide Unicode charsets MySQL stores text in (collation ids from
+ * MySQL 8's collation table). */
+typedef enum { WIDE_NONE, WIDE_UCS2, WIDE_UTF16, WIDE_UTF16LE, WIDE_UTF32 } wide_cs;
+
+static wide_cs wide_charset(uint32_t coll)
+{
+    if (coll == 35 || coll == 90 || (coll >= 128 && coll <= 159))
+        return WIDE_UCS2;
+    if (coll == 54 || coll == 55 || (coll >= 101 && coll <= 124))
+        return WIDE_UTF16;
+    if (coll == 56 || coll == 62)
+        return WIDE_UTF16LE;
+    if (coll == 60 || coll == 61 || (coll >= 160 && coll <= 183))
+        return WIDE_UTF32;
+    return WIDE_NONE;
+}
+
+/* Convert wide text to UTF-8; false if the bytes are not valid in it. */
+static bool wide_to_utf8(wide_cs cs, const uint8_t *p, size_t n, cdch_buf *out)
+{
+    size_t unit = cs == WIDE_UTF32 ? 4 : 2;
+    if (n % unit)
+        return false;
+    for (size_t i = 0; i < n; i += unit) {
+        uint32_t cp;
+        if (cs == WIDE_UTF32) {
+            cp = (uint32_t)p[i] << 24 | (uint32_t)p[i + 1] << 16 | (uint32_t)p[i + 2] << 8 | p[i + 3];
+        } else {
+            cp = cs == WIDE_UTF16LE ? (uint32_t)(p[i] | p[i + 1] << 8) : (uint32_t)(p[i] << 8 | p[i + 1]);
+            if (cs != WIDE_UCS2 && cp >= 0xD800 && cp <= 0xDBFF) {
+                if (i + 3 >= n)
+                    return false;
+                uint32_t lo = cs == WIDE_UTF16LE ? (uint32_t)(p[i + 2] | p[i + 3] << 8)
+                                                 : (uint32_t)(p[i + 2] << 8 | p[i + 3]);
+                if (lo < 0xDC00 || lo > 0xDFFF)
+                    return false;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                i += 2;
+            } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+                return false;
+            }
+        }
+        if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        put_utf8(out, cp);
+    }
+    return true;
 }
 
 /* MySQL's latin1 is Windows-1252 (with the five undefined bytes mapped to
@@ -1057,6 +1111,13 @@ void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *o
             cdch_buf tmp = CDCH_BUF_INIT;
             latin1_to_utf8(&tmp, p, n);
             cdch_json_string_append(out, (const char *)tmp.data, tmp.len);
+            cdch_buf_free(&tmp);
+        } else if (wide_charset(col->collation) != WIDE_NONE) {
+            cdch_buf tmp = CDCH_BUF_INIT;
+            if (wide_to_utf8(wide_charset(col->collation), p, n, &tmp))
+                cdch_json_string_append(out, (const char *)tmp.data, tmp.len);
+            else
+                put_base64_object(out, p, n);
             cdch_buf_free(&tmp);
         } else if (valid_utf8(p, n)) {
             cdch_json_string_append(out, (const char *)p, n);

@@ -112,8 +112,9 @@ int cdch_value_encode(const cdch_coldef *col, const cdch_value *v, cdch_buf *out
 /* Canonical JSON form (design.md section 4): integers as numbers, DECIMAL
  * as an exact string, FLOAT/DOUBLE as numbers (FLOAT printed with %.9g,
  * shortest round-trip), temporals as strings, YEAR and BIT as integers,
- * text as strings (JSON-escaped; invalid UTF-8 bytes as \uFFFD is NOT done:
- * non-UTF-8 text is printed as {"base64":...}), binary as {"base64":"..."},
+ * text as UTF-8 strings (latin1 is read as cp1252, ucs2/utf16/utf16le/utf32
+ * are converted; bytes that are not valid in the column's charset are
+ * printed as {"base64":...}), binary as {"base64":"..."},
  * ENUM as its label (or its index when labels are unknown), SET as an
  * array of labels (or the bitmap), JSON as the value itself, a JSON diff
  * as {"json_diff":[...]}, GEOMETRY as {"srid":N,"wkb":"<hex>"}, VECTOR as

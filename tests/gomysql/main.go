@@ -83,11 +83,10 @@
 //     {"base64":...}; a latin1 collation (MySQL's latin1 is cp1252 with
 //     the five undefined bytes as C1 controls) -> transcoded to UTF-8;
 //     otherwise (utf8mb4, utf8mb3, ascii, or unknown collation) a string
-//     when the bytes are valid UTF-8, else {"base64":...}. This is the rule
-//     cdcharness's canonical form (cdch_value_to_json) uses; note that it
-//     does not decode other charsets: utf16/ucs2/utf32 text comes out as
-//     base64, or as a string with NUL characters when the bytes happen to
-//     be valid UTF-8 (utf16 "ab" -> "\u0000a\u0000b").
+//     when the bytes are valid UTF-8, else {"base64":...}; ucs2, utf16,
+//     utf16le and utf32 collations are decoded to UTF-8 (invalid sequences
+//     -> {"base64":...}). This is the rule cdcharness's canonical form
+//     (cdch_value_to_json) uses.
 //   - JSON: rendered by go-mysql with RenderJSONAsMySQLText on (MySQL's own
 //     text form: DECIMAL opaques as numbers, temporal opaques as strings,
 //     other opaques as "base64:typeNN:..."), then embedded as the JSON
@@ -128,6 +127,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-mysql-org/go-mysql/mysql"
@@ -226,10 +226,74 @@ func textValue(p []byte, collation uint64, known bool) []byte {
 		}
 		return jsonString(sb.String())
 	}
+	if known {
+		if w := wideCharset(collation); w != "" {
+			if text, ok := wideToUTF8(w, p); ok {
+				return jsonString(text)
+			}
+			return base64Obj(p)
+		}
+	}
 	if utf8.Valid(p) {
 		return jsonString(string(p))
 	}
 	return base64Obj(p)
+}
+
+// wideCharset names the wide Unicode charset of a MySQL 8 collation id.
+func wideCharset(c uint64) string {
+	switch {
+	case c == 35 || c == 90 || (c >= 128 && c <= 159):
+		return "ucs2"
+	case c == 54 || c == 55 || (c >= 101 && c <= 124):
+		return "utf16"
+	case c == 56 || c == 62:
+		return "utf16le"
+	case c == 60 || c == 61 || (c >= 160 && c <= 183):
+		return "utf32"
+	}
+	return ""
+}
+
+func wideToUTF8(cs string, p []byte) (string, bool) {
+	var sb strings.Builder
+	if cs == "utf32" {
+		if len(p)%4 != 0 {
+			return "", false
+		}
+		for i := 0; i < len(p); i += 4 {
+			r := rune(uint32(p[i])<<24 | uint32(p[i+1])<<16 | uint32(p[i+2])<<8 | uint32(p[i+3]))
+			if !utf8.ValidRune(r) {
+				return "", false
+			}
+			sb.WriteRune(r)
+		}
+		return sb.String(), true
+	}
+	if len(p)%2 != 0 {
+		return "", false
+	}
+	units := make([]uint16, 0, len(p)/2)
+	for i := 0; i < len(p); i += 2 {
+		if cs == "utf16le" {
+			units = append(units, uint16(p[i])|uint16(p[i+1])<<8)
+		} else {
+			units = append(units, uint16(p[i])<<8|uint16(p[i+1]))
+		}
+	}
+	for i := 0; i < len(units); i++ {
+		u := units[i]
+		if u >= 0xD800 && u <= 0xDFFF {
+			if cs == "ucs2" || u > 0xDBFF || i+1 >= len(units) || units[i+1] < 0xDC00 || units[i+1] > 0xDFFF {
+				return "", false
+			}
+			sb.WriteRune(utf16.DecodeRune(rune(u), rune(units[i+1])))
+			i++
+			continue
+		}
+		sb.WriteRune(rune(u))
+	}
+	return sb.String(), true
 }
 
 // tableInfo caches what the per-value conversion needs from a TABLE_MAP.
