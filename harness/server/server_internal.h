@@ -29,8 +29,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include "buf.h"
 #include "err.h"
+#include "gtid.h"
 #include "server.h"
 
 /* Client capability flags (include/mysql_com.h). */
@@ -56,6 +59,8 @@ typedef struct srv_uservar {
     bool is_null;
 } srv_uservar;
 
+typedef struct srv_stmt srv_stmt; /* stmt.c: a prepared statement */
+
 typedef struct srv_conn {
     struct cdch_server *srv;
     int fd;
@@ -71,7 +76,65 @@ typedef struct srv_conn {
     /* link shaping state (conn.c) */
     double tokens;
     uint64_t last_ns;
+    /* --- added by conn/auth/query (server.c owns the lifecycle) --- */
+    char peer[64];             /* client IP address, for messages */
+    uint8_t charset;           /* client collation id from the handshake */
+    uint16_t status;           /* server status flags (SERVER_STATUS_*) sent in OK/EOF */
+    bool dumping;              /* a binlog dump runs: conn.c adds written bytes to stats.bytes_sent */
+    uint64_t dump_no;          /* set before dump.c is called: 1-based number of this dump on the server */
+    uint64_t lag_ns;           /* link delay already applied to the current burst (conn.c) */
+    uint64_t last_write_ns;    /* end of the previous write (conn.c) */
+    srv_uservar sysvars[32];   /* session system variables SET by the client (names lower-cased) */
+    size_t nsysvars;
+    srv_stmt *stmts;           /* prepared statements (stmt.c) */
+    uint32_t next_stmt_id;
+    uint64_t queries;          /* queries on this connection */
+    cdch_buf wbuf;             /* packet assembly buffer (conn.c) */
 } srv_conn;
+
+/* Server status flags (include/mysql_com.h). */
+enum {
+    SERVER_STATUS_IN_TRANS = 0x0001, SERVER_STATUS_AUTOCOMMIT = 0x0002, SERVER_MORE_RESULTS_EXISTS = 0x0008,
+    SERVER_STATUS_NO_INDEX_USED = 0x0020,
+};
+
+/* The server (server.c creates and owns it; other files read it). */
+struct cdch_server {
+    const cdch_scenario *s;
+    char *stream_dir;
+    cdch_server_opts opts;     /* string members point at copies the server owns; defaults filled in */
+    const char *version;       /* version string announced (opts.version_string or the scenario's) */
+    srv_catalog *cat;
+    void *ssl_ctx;             /* SSL_CTX * (tls.c) */
+    void *rsa_key;             /* EVP_PKEY * for caching_sha2 RSA password exchange (tls.c) */
+    char *rsa_pub_pem;         /* its public key, PEM (what 0x02 requests get) */
+    int listen_fd;
+    uint16_t port;
+    pthread_t accept_thread;
+    bool started;
+    int stopping;              /* read with srv_stopping() */
+    pthread_mutex_t mu;        /* guards everything below */
+    pthread_cond_t cv;         /* signalled when a connection thread ends */
+    srv_conn **conns;
+    size_t nconns, capconns;
+    size_t nthreads;           /* connection threads still running */
+    uint32_t next_conn_id;
+    cdch_server_stats stats;
+    uint64_t active_dumps;
+    bool sha2_cached;          /* caching_sha2 cache holds the account (after a full authentication) */
+    int64_t start_time;        /* epoch seconds (Uptime) */
+};
+
+/* ---- server.c ---- */
+bool srv_stopping(const struct cdch_server *srv);
+typedef enum srv_stat {
+    SRV_STAT_CONNECTIONS, SRV_STAT_QUERIES, SRV_STAT_UNKNOWN_QUERIES, SRV_STAT_DUMPS,
+    SRV_STAT_EVENTS_SENT,     /* dump.c: once per event sent */
+    SRV_STAT_BYTES_SENT,      /* conn.c counts these itself while c->dumping */
+} srv_stat;
+void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n);
+/* KILL: shut down connection `id`'s socket (its thread then ends). 0, or -1 if no such connection. */
+int srv_kill(struct cdch_server *srv, uint32_t id);
 
 /* ---- conn.c ---- */
 /* Read one command packet (joins >16 MiB payloads). Resets seq to the
@@ -88,12 +151,94 @@ int conn_err(srv_conn *c, uint16_t code, const char *sqlstate, const char *fmt, 
 int conn_eof(srv_conn *c, uint16_t status); /* classic EOF, or OK-with-0xFE under DEPRECATE_EOF */
 const char *conn_uservar(const srv_conn *c, const char *name); /* NULL if unset */
 void conn_set_uservar(srv_conn *c, const char *name, const char *value, bool is_null);
+/* Raw bytes on the wire (no framing) through TLS and link shaping; for
+ * dump.c faults that cut a packet short. */
+int conn_send_raw(srv_conn *c, const uint8_t *p, size_t n);
+/* Sleep up to ms milliseconds, returning early when something happens:
+ * 0 timeout, 1 the peer closed the connection or the server is stopping,
+ * 2 the peer sent bytes (not consumed). */
+int conn_wait(srv_conn *c, uint32_t ms);
 
 /* ---- catalog.c ---- */
 srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cdch_err *err);
 void srv_catalog_free(srv_catalog *cat);
 
+/* ---- catalog.c accessors (read-only after load, thread-safe; used by query.c) ---- */
+typedef struct srv_binlog_file {
+    const char *name;          /* "binlog.000001" (as in the index and ROTATE events) */
+    const char *path;          /* the file on disk */
+    uint64_t size;             /* bytes */
+    /* --- added by catalog.c (dump.c reads these) --- */
+    const char *index_name;    /* the line in <basename>.index ("./binlog.000001"): MySQL's log_file_name */
+    uint8_t checksum_alg;      /* from the file's FDE: CDCH_CHECKSUM_OFF / _CRC32 */
+    bool has_prev_gtids;       /* the file has a PREVIOUS_GTIDS event */
+    cdch_gtid_set prev_gtids;  /* its PREVIOUS_GTIDS set (empty if none) */
+    cdch_gtid_set gtids;       /* the GTIDs written in this file */
+    bool has_first_gtid;       /* the file has a GTID (33/42) event; first_* is the first one */
+    cdch_gtid_ev first_gtid;   /* sid, tag, gno of the first GTID event (other members unset) */
+    bool has_last_gtid;
+    cdch_gtid_ev last_gtid;    /* sid, tag, gno of the last GTID written in the file */
+} srv_binlog_file;
+size_t srv_catalog_nfiles(const srv_catalog *cat);
+const srv_binlog_file *srv_catalog_file(const srv_catalog *cat, size_t i);         /* NULL if out of range */
+const srv_binlog_file *srv_catalog_find(const srv_catalog *cat, const char *name); /* NULL if unknown */
+const char *srv_catalog_gtid_executed(const srv_catalog *cat); /* text ("uuid:1-5"), "" when empty */
+const char *srv_catalog_mode(const srv_catalog *cat);          /* stream.json "mode": compressed|uncompressed|flip */
+/* Added by catalog.c: server identity and variables (from stream.json, checked against the files). */
+const char *srv_catalog_server_version(const srv_catalog *cat); /* "8.0.36" (the FDE's server version) */
+uint32_t srv_catalog_server_id(const srv_catalog *cat);
+const char *srv_catalog_server_uuid(const srv_catalog *cat);    /* "3e11fa47-71ca-11e1-9e33-c80aa9429562" */
+const uint8_t *srv_catalog_server_uuid_bytes(const srv_catalog *cat); /* 16 bytes */
+bool srv_catalog_gtid_mode(const srv_catalog *cat);             /* @@gtid_mode ON (GTID events) / OFF */
+const char *srv_catalog_checksum(const srv_catalog *cat);       /* @@binlog_checksum: "CRC32" | "NONE" */
+const char *srv_catalog_row_image(const srv_catalog *cat);      /* @@binlog_row_image: FULL | MINIMAL | NOBLOB */
+const char *srv_catalog_row_metadata(const srv_catalog *cat);   /* @@binlog_row_metadata: FULL | MINIMAL */
+const char *srv_catalog_basename(const srv_catalog *cat);       /* "binlog" (@@log_bin_basename's last part) */
+const char *srv_catalog_scenario_name(const srv_catalog *cat);  /* stream.json "scenario" */
+/* @@gtid_executed / @@gtid_purged as MySQL prints them (Gtid_set::to_string):
+ * UUIDs separated by ",\n"; "" when empty. gtid_purged = the first file's
+ * PREVIOUS_GTIDS (what a server computes at startup; empty for generated
+ * streams). srv_catalog_gtid_executed above returns the same text. */
+const char *srv_catalog_gtid_purged(const srv_catalog *cat);
+const cdch_gtid_set *srv_catalog_gtid_executed_set(const srv_catalog *cat);
+const cdch_gtid_set *srv_catalog_gtid_purged_set(const srv_catalog *cat);
+/* SHOW MASTER STATUS / SHOW BINARY LOG STATUS: the last (active) file and its size. */
+void srv_catalog_master_status(const srv_catalog *cat, const char **file, uint64_t *position);
+/* Index of a file by name (a directory part is ignored, as MySQL's
+ * make_log_name does); -1 if unknown. */
+ssize_t srv_catalog_index_of(const srv_catalog *cat, const char *name);
+
+/* SHOW BINLOG EVENTS [IN 'log'] [FROM pos] [LIMIT [offset,] count]: one row
+ * per event (events inside a TRANSACTION_PAYLOAD follow it as rows of their
+ * own, Pos/End_log_pos = the payload's, as MySQL prints them). Columns:
+ * Log_name, Pos, Event_type, Server_id, End_log_pos, Info. */
+typedef struct srv_binlog_event_row {
+    const char *log_name;
+    uint64_t pos;
+    const char *event_type;    /* "Format_desc", "Previous_gtids", "Gtid", "Query", "Table_map", ... */
+    uint32_t server_id;
+    uint64_t end_log_pos;
+    const char *info;          /* MySQL's pack_info text */
+} srv_binlog_event_row;
+/* Calls cb for each row (cb returns non-zero to stop early). log_name NULL
+ * or "" = the first file. limit UINT64_MAX = no limit. On error returns -1
+ * with *code/err->msg set to the MySQL error (1220 ER_ERROR_WHEN_EXECUTING_COMMAND,
+ * "Error when executing command SHOW BINLOG EVENTS: Could not find target log", ...). */
+int srv_catalog_binlog_events(const srv_catalog *cat, const char *log_name, uint64_t from_pos, uint64_t offset,
+                              uint64_t limit, int (*cb)(void *ctx, const srv_binlog_event_row *row), void *ctx,
+                              uint16_t *code, cdch_err *err);
+
 /* ---- dump.c ---- (payload = the command packet after its command byte) */
+/* srv_register_slave returns 0 (OK or ERR sent, the session goes on) or -1
+ * (write failed). The dumps return 1 when the dump is over and the session
+ * must end (MySQL ends it after COM_BINLOG_DUMP[_GTID] whatever happened:
+ * EOF after a non-blocking dump, an ERR 1236, a fault, the client gone,
+ * the server stopping), or -1 when a write failed. They set c->dumping
+ * while streaming and count SRV_STAT_EVENTS_SENT per event packet
+ * (heartbeats included). Faults (cdch_server_opts.faults) number the event
+ * packets of one dump from 1 -- the fake ROTATE and the FDE of each file
+ * included, heartbeats excluded -- and apply to every dump, or with
+ * `once` only to the dump with c->dump_no == 1. */
 int srv_register_slave(srv_conn *c, const uint8_t *p, size_t n);
 int srv_binlog_dump(srv_conn *c, const uint8_t *p, size_t n);      /* COM_BINLOG_DUMP */
 int srv_binlog_dump_gtid(srv_conn *c, const uint8_t *p, size_t n); /* COM_BINLOG_DUMP_GTID */
