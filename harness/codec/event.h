@@ -286,6 +286,13 @@ int cdch_encode_event(const cdch_event *ev, const cdch_encode_opts *opts, bool r
 /* Compress an inner event stream into one zstd frame (level, with or
  * without content size), appended to out. */
 int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_size, cdch_buf *out, cdch_err *err);
+/* A reusable compression context (its memory is kept between frames, which
+ * matters when compressing many small transactions). */
+typedef struct cdch_zstd_compressor cdch_zstd_compressor;
+cdch_zstd_compressor *cdch_zstd_compressor_new(void); /* NULL when out of memory */
+void cdch_zstd_compressor_free(cdch_zstd_compressor *z); /* accepts NULL */
+int cdch_zstd_compress_with(cdch_zstd_compressor *z, const uint8_t *src, size_t len, int level, bool content_size,
+                            cdch_buf *out, cdch_err *err);
 /* Decompress (all frames) into out. max_size bounds the output. */
 int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_buf *out, cdch_err *err);
 

@@ -1013,8 +1013,12 @@ static void fmt_shortest(char *buf, size_t cap, double d, bool is_float)
     for (int p = 1; p <= maxp; p++) {
         snprintf(buf, cap, "%.*g", p, d);
         if (is_float ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
-            return;
+            break;
     }
+    /* %g picks exponent form for short mantissas ("1e+01" for 10); whole
+     * numbers of ordinary size print as integers, as consumers print them */
+    if (strchr(buf, 'e') && d == floor(d) && fabs(d) < 1e15)
+        snprintf(buf, cap, "%.0f", d);
 }
 
 static void json_number(cdch_buf *out, double d, bool is_float)

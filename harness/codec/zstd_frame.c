@@ -1,30 +1,51 @@
 /* zstd_frame.c — one-frame zstd compression/decompression for
  * TRANSACTION_PAYLOAD events (MySQL writes exactly one frame per payload,
  * no dictionary, no checksum; it reads concatenated frames). */
+#include <stdlib.h>
 #include <zstd.h>
 
 #include "event.h"
 
-int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_size, cdch_buf *out, cdch_err *err)
+struct cdch_zstd_compressor {
+    ZSTD_CCtx *cctx;
+};
+
+cdch_zstd_compressor *cdch_zstd_compressor_new(void)
 {
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    if (!cctx)
-        return cdch_err_set(err, "cannot create a zstd compression context (out of memory?)");
-    if (level < 1 || level > ZSTD_maxCLevel()) {
-        ZSTD_freeCCtx(cctx);
-        return cdch_err_set(err, "zstd level %d out of range 1..%d", level, ZSTD_maxCLevel());
+    cdch_zstd_compressor *z = calloc(1, sizeof *z);
+    if (z && !(z->cctx = ZSTD_createCCtx())) {
+        free(z);
+        z = NULL;
     }
-    size_t r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    return z;
+}
+
+void cdch_zstd_compressor_free(cdch_zstd_compressor *z)
+{
+    if (!z)
+        return;
+    ZSTD_freeCCtx(z->cctx);
+    free(z);
+}
+
+int cdch_zstd_compress_with(cdch_zstd_compressor *z, const uint8_t *src, size_t len, int level, bool content_size,
+                            cdch_buf *out, cdch_err *err)
+{
+    if (level < 1 || level > ZSTD_maxCLevel())
+        return cdch_err_set(err, "zstd level %d out of range 1..%d", level, ZSTD_maxCLevel());
+    ZSTD_CCtx *cctx = z->cctx;
+    /* a fresh frame with fresh parameters each time; the context's memory is reused */
+    size_t r = ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, content_size ? 1 : 0);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
     if (!ZSTD_isError(r) && content_size)
         r = ZSTD_CCtx_setPledgedSrcSize(cctx, len);
-    if (ZSTD_isError(r)) {
-        ZSTD_freeCCtx(cctx);
+    if (ZSTD_isError(r))
         return cdch_err_set(err, "zstd: %s", ZSTD_getErrorName(r));
-    }
     size_t bound = ZSTD_compressBound(len);
     size_t start = out->len;
     cdch_buf_reserve(out, bound);
@@ -32,18 +53,23 @@ int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_s
     ZSTD_outBuffer ob = {out->data + start, bound, 0};
     do {
         r = ZSTD_compressStream2(cctx, &ob, &in, ZSTD_e_end);
-        if (ZSTD_isError(r)) {
-            ZSTD_freeCCtx(cctx);
+        if (ZSTD_isError(r))
             return cdch_err_set(err, "zstd compression failed: %s", ZSTD_getErrorName(r));
-        }
-        if (r != 0 && ob.pos == ob.size) { /* cannot happen with compressBound, but stay safe */
-            ZSTD_freeCCtx(cctx);
+        if (r != 0 && ob.pos == ob.size) /* cannot happen with compressBound, but stay safe */
             return cdch_err_set(err, "zstd output exceeded its bound");
-        }
     } while (r != 0);
     out->len = start + ob.pos;
-    ZSTD_freeCCtx(cctx);
     return 0;
+}
+
+int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_size, cdch_buf *out, cdch_err *err)
+{
+    cdch_zstd_compressor *z = cdch_zstd_compressor_new();
+    if (!z)
+        return cdch_err_set(err, "cannot create a zstd compression context (out of memory?)");
+    int rc = cdch_zstd_compress_with(z, src, len, level, content_size, out, err);
+    cdch_zstd_compressor_free(z);
+    return rc;
 }
 
 int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_buf *out, cdch_err *err)

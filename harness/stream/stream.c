@@ -164,8 +164,10 @@ static int write_txn(sw_writer *w, const sw_txn_info *ti, bool compress, cdch_er
     cdch_event payload;
     if (compress) {
         cdch_buf_reset(&w->zbuf);
-        if (cdch_zstd_compress(w->cache.data, w->cache.len, w->s->binlog.zstd_level, w->s->binlog.zstd_content_size,
-                               &w->zbuf, err) != 0)
+        if (!w->zstd && !(w->zstd = cdch_zstd_compressor_new()))
+            return cdch_err_set(err, "cannot create a zstd compression context (out of memory?)");
+        if (cdch_zstd_compress_with(w->zstd, w->cache.data, w->cache.len, w->s->binlog.zstd_level,
+                                    w->s->binlog.zstd_content_size, &w->zbuf, err) != 0)
             return -1;
         ev_init(&payload, w, CDCH_EV_TRANSACTION_PAYLOAD, ti->ts, 0);
         cdch_payload *p = &payload.u.payload;
@@ -420,6 +422,7 @@ static void writer_free(sw_writer *w)
     if (w->manifest_files)
         fclose(w->manifest_files);
     free(w->manifest_files_buf);
+    cdch_zstd_compressor_free(w->zstd);
     cdch_buf_free(&w->cache);
     cdch_buf_free(&w->evbuf);
     cdch_buf_free(&w->zbuf);

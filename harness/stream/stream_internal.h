@@ -31,6 +31,7 @@ typedef struct sw_writer {
     cdch_gtid_set executed;     /* gtid_executed so far */
     cdch_arena arena;           /* long-lived: table maps, gtid set */
     cdch_table_map *tms;        /* per scenario table (same index) */
+    cdch_zstd_compressor *zstd; /* reused for every payload */
     cdch_buf cache;             /* the transaction cache: inner events, no CRC, log_pos 0 */
     cdch_buf evbuf, zbuf, rowbuf, tmp;
     cdch_buf exp;               /* expected lines of the transaction (without position) */

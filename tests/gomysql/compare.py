@@ -219,20 +219,25 @@ def apply_diff(doc, ops):
     return doc
 
 
-def first_op_visible(doc, op):
+def first_op_visible(doc, op, before=None):
     """True if the effect of one replace/insert operation shows in doc (the
-    member at its path holds its value); for remove, the member is gone."""
+    member at its path holds its value); for remove, the member is gone (an
+    array element: the array is shorter than in the before document)."""
     legs = parse_path(op.get("path", ""))
     if not legs:
         return False
     cur = doc
+    prev = before
     try:
         for leg in legs[:-1]:
             cur = cur[leg]
+            prev = prev[leg] if prev is not None else None
     except (KeyError, IndexError, TypeError):
         return False
     last = legs[-1]
     if op.get("op") == "remove":
+        if isinstance(cur, list) and isinstance(prev, list):
+            return len(cur) < len(prev)
         return isinstance(cur, dict) and last not in cur
     try:
         return json_equal(cur[last], op.get("value"))
@@ -274,7 +279,15 @@ class Checker:
             return None
         if hint == "json_diff" and isinstance(got, dict) and "json_diff" in got:
             if isinstance(exp, dict) and "json_diff" in exp:
-                return None if json_equal(exp, got) else "JSON diffs differ"
+                if json_equal(exp, got):
+                    return None
+                e_ops, g_ops = exp["json_diff"], got["json_diff"]
+                if len(g_ops) == 1 and len(e_ops) > 1 and json_equal(e_ops[0], g_ops[0]):
+                    # the known go-mysql bug below, seen on a diff (no before document)
+                    self.known.append((row, col, f"go-mysql decoded only the first partial JSON operation "
+                                                 f"{dump(g_ops[0])} of {dump(exp)}"))
+                    return None
+                return "JSON diffs differ"
             if before_got is None:
                 self.unverified.append((row, col, "partial JSON update without the before document"))
                 return None
@@ -284,7 +297,7 @@ class Checker:
                 return None
             if json_equal(exp, applied):
                 return None
-            if len(got["json_diff"]) == 1 and first_op_visible(exp, got["json_diff"][0]):
+            if len(got["json_diff"]) == 1 and first_op_visible(exp, got["json_diff"][0], before_got):
                 # Known go-mysql v1.16.0 bug: decodeJSONPartialBinary reads
                 # only the first operation of a column's Json_diff_vector
                 # and skips the rest of the column's bytes. The first
