@@ -3,11 +3,16 @@
 # Safe to run repeatedly; skips apt when everything is already installed.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libzstd-dev zstd libyaml-dev check libsubunit-dev
-      libmariadb-dev libssl-dev zlib1g-dev clang libclang-rt-14-dev)
+      libmariadb-dev libssl-dev zlib1g-dev clang libclang-rt-14-dev
+      # real clients of the fake primary (tests/clients/*.sh): the mariadb CLI,
+      # a venv for PyMySQL, Node for mysql2, Java 17 + Maven for Connector/J
+      mariadb-client python3-venv nodejs openjdk-17-jdk-headless maven)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Debian's nodejs ships npm separately (NodeSource's includes it)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   echo "setup: installing ${missing[*]}"

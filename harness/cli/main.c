@@ -13,6 +13,8 @@ typedef struct subcommand {
 static const subcommand k_commands[] = {
     {"decode", cmd_decode, "decode binlog files to mysqlbinlog-style text or JSON Lines"},
     {"gen", cmd_gen, "generate binlog files and expected change events from a scenario"},
+    {"serve", cmd_serve, "serve a scenario's stream as a fake MySQL primary (replication protocol)"},
+    {"run", cmd_run, "run consumer adapters against scenarios: diffs, verdicts, reports"},
 };
 
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])

@@ -31,6 +31,7 @@
 
 #include <sys/types.h>
 
+#include "arena.h"
 #include "buf.h"
 #include "err.h"
 #include "gtid.h"
@@ -89,6 +90,7 @@ typedef struct srv_conn {
     srv_stmt *stmts;           /* prepared statements (stmt.c) */
     uint32_t next_stmt_id;
     uint64_t queries;          /* queries on this connection */
+    uint16_t extra_status;     /* OR-ed into the final OK/EOF: SERVER_MORE_RESULTS_EXISTS in multi-statements */
     cdch_buf wbuf;             /* packet assembly buffer (conn.c) */
 } srv_conn;
 
@@ -204,6 +206,10 @@ const cdch_gtid_set *srv_catalog_gtid_executed_set(const srv_catalog *cat);
 const cdch_gtid_set *srv_catalog_gtid_purged_set(const srv_catalog *cat);
 /* SHOW MASTER STATUS / SHOW BINARY LOG STATUS: the last (active) file and its size. */
 void srv_catalog_master_status(const srv_catalog *cat, const char **file, uint64_t *position);
+/* GTID set helpers: out = a - b (allocated in ar); MySQL's text form of a
+ * set (",\n" between UUIDs) appended to out. */
+void srv_gtid_subtract(const cdch_gtid_set *a, const cdch_gtid_set *b, cdch_arena *ar, cdch_gtid_set *out);
+void srv_gtid_text(const cdch_gtid_set *s, cdch_buf *out);
 /* Index of a file by name (a directory part is ignored, as MySQL's
  * make_log_name does); -1 if unknown. */
 ssize_t srv_catalog_index_of(const srv_catalog *cat, const char *name);
@@ -238,12 +244,104 @@ int srv_catalog_binlog_events(const srv_catalog *cat, const char *log_name, uint
  * (heartbeats included). Faults (cdch_server_opts.faults) number the event
  * packets of one dump from 1 -- the fake ROTATE and the FDE of each file
  * included, heartbeats excluded -- and apply to every dump, or with
- * `once` only to the dump with c->dump_no == 1. */
+ * `once` only to the dump with c->dump_no == 1. corrupt_checksum_at flips
+ * bit 0 of the 4th byte from the end (the CRC's first byte; a body byte
+ * when the stream has no checksum). truncate_event_at and drop_after_bytes
+ * (which counts event bytes, heartbeats excluded) write the packet header
+ * announcing the whole event and only part of it, then close. The unknown
+ * event (type 199) has log_pos = where the event it precedes starts, a
+ * 4-byte zero body and a CRC when the stream has one. */
 int srv_register_slave(srv_conn *c, const uint8_t *p, size_t n);
 int srv_binlog_dump(srv_conn *c, const uint8_t *p, size_t n);      /* COM_BINLOG_DUMP */
 int srv_binlog_dump_gtid(srv_conn *c, const uint8_t *p, size_t n); /* COM_BINLOG_DUMP_GTID */
 
+/* ---- auth.c ---- */
+/* Handshake, optional TLS, authentication; ends with OK (0) or after an
+ * ERR / a dropped connection (-1). */
+int srv_auth(srv_conn *c);
+
+/* ---- tls.c ---- */
+int srv_tls_init(struct cdch_server *srv, cdch_err *err); /* SSL_CTX + RSA key pair */
+void srv_tls_free(struct cdch_server *srv);
+int srv_tls_accept(srv_conn *c, cdch_err *err);           /* after an SSLRequest */
+void srv_tls_close(srv_conn *c);
+const char *srv_tls_cipher(const srv_conn *c);            /* "" without TLS */
+const char *srv_tls_version(const srv_conn *c);
+/* RSA-OAEP (or PKCS#1 v1.5) decryption with the server key; *outlen in/out. */
+int srv_rsa_decrypt(struct cdch_server *srv, const uint8_t *in, size_t n, uint8_t *out, size_t *outlen);
+
+/* ---- resultset.c ---- */
+enum { SRV_COLF_NOT_NULL = 1, SRV_COLF_PRI_KEY = 2, SRV_COLF_UNIQUE_KEY = 4, SRV_COLF_MULTIPLE_KEY = 8,
+       SRV_COLF_BLOB = 16, SRV_COLF_UNSIGNED = 32, SRV_COLF_BINARY = 128, SRV_COLF_NUM = 32768 };
+typedef struct srv_col {
+    const char *name, *org_name, *table, *org_table, *db;
+    uint8_t type;              /* MySQL field type (mysql_types.h CDCH_T_*) */
+    uint16_t flags;            /* SRV_COLF_* */
+    uint16_t charset;          /* collation id: 255 text, 63 binary/numbers */
+    uint32_t length;
+    uint8_t decimals;
+} srv_col;
+typedef struct srv_rs {
+    cdch_arena a;              /* column names */
+    srv_col *cols;
+    size_t ncols, capcols;
+    cdch_buf cells;            /* per cell: u8 not-null, le32 length, bytes */
+    size_t *off;               /* offset of each cell in `cells` */
+    size_t ncells, capoff;
+} srv_rs;
+void srv_rs_init(srv_rs *rs);
+void srv_rs_free(srv_rs *rs);
+srv_col *srv_rs_col(srv_rs *rs, const char *name, uint8_t type); /* appends a column with defaults for type */
+/* Appends a copy of src (strings copied into rs); NULL arguments keep src's. */
+srv_col *srv_rs_col_copy(srv_rs *rs, const srv_col *src, const char *label, const char *org_name,
+                         const char *table, const char *db);
+void srv_rs_cell(srv_rs *rs, const char *s, size_t n);          /* s NULL = SQL NULL; cells fill rows in order */
+void srv_rs_str(srv_rs *rs, const char *s);
+void srv_rs_int(srv_rs *rs, int64_t v);
+void srv_rs_uint(srv_rs *rs, uint64_t v);
+size_t srv_rs_nrows(const srv_rs *rs);
+const char *srv_rs_get(const srv_rs *rs, size_t row, size_t col, size_t *len); /* NULL = SQL NULL */
+int srv_rs_find_col(const srv_rs *rs, const char *name);                        /* -1 if none (case-insensitive) */
+void srv_put_coldef(cdch_buf *out, const srv_col *col, bool field_list);
+int srv_send_coldefs(srv_conn *c, const srv_col *cols, size_t ncols); /* definitions + EOF (classic) */
+int srv_rs_send(srv_conn *c, const srv_rs *rs, bool binary);          /* the whole result set */
+
 /* ---- query.c ---- */
+/* COM_QUERY: run one or more statements (multi-statements when the client
+ * allows them) and send every response. */
 int srv_query(srv_conn *c, const char *sql, size_t len);
+/* The outcome of one statement, for query.c's callers (stmt.c). */
+typedef enum srv_res_kind { SRV_RES_OK = 0, SRV_RES_ERR, SRV_RES_ROWS } srv_res_kind;
+typedef struct srv_result {
+    srv_res_kind kind;
+    srv_rs rs;                 /* SRV_RES_ROWS */
+    uint64_t affected, insert_id;
+    uint16_t warnings;
+    uint16_t err_code;         /* SRV_RES_ERR */
+    char sqlstate[6];
+    char msg[512];
+} srv_result;
+void srv_result_init(srv_result *r);
+void srv_result_free(srv_result *r);
+int srv_result_send(srv_conn *c, srv_result *r, bool binary);
+/* Run one statement (comments allowed, no trailing ';' needed). With
+ * describe set, only the result's columns matter and statements with side
+ * effects are not executed (COM_STMT_PREPARE). */
+void srv_query_exec(srv_conn *c, const char *sql, size_t len, bool describe, srv_result *res);
+/* Known schema (scenario databases + the system schemas). */
+bool srv_db_exists(const struct cdch_server *srv, const char *db);
+/* COM_FIELD_LIST: column definitions of a table, then EOF. */
+int srv_field_list(srv_conn *c, const char *table, const char *wild);
+/* COM_STATISTICS text. */
+void srv_statistics(struct cdch_server *srv, cdch_buf *out);
+
+/* ---- stmt.c ---- (payload = the command packet after its command byte) */
+int srv_stmt_prepare(srv_conn *c, const uint8_t *p, size_t n);
+int srv_stmt_execute(srv_conn *c, const uint8_t *p, size_t n);
+int srv_stmt_send_long_data(srv_conn *c, const uint8_t *p, size_t n); /* no response */
+int srv_stmt_close(srv_conn *c, const uint8_t *p, size_t n);          /* no response */
+int srv_stmt_reset(srv_conn *c, const uint8_t *p, size_t n);
+int srv_stmt_fetch(srv_conn *c, const uint8_t *p, size_t n);
+void srv_stmt_free_all(srv_conn *c);
 
 #endif

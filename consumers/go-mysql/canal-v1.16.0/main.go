@@ -1,0 +1,231 @@
+// go-mysql v1.16.0 (the newest release) as its users run its canal
+// package: canal.NewCanal with a RowsEventHandler, binlog only (no
+// mysqldump: Dump.ExecutionPath ""), tables filtered to the scenario's
+// databases, started at the given file:pos or GTID set. canal learns each
+// table's schema from the server (SHOW FULL COLUMNS / SHOW INDEX ...), and
+// decodes TRANSACTION_PAYLOAD_EVENT itself (canal/sync.go iterates
+// TransactionPayloadEvent.Events since v1.8.0).
+//
+// Rows are printed when canal reports the transaction's position synced
+// (OnPosSynced after XID / COMMIT), with that position as the checkpoint
+// and the GTID canal passed to OnGTID for the transaction. Values are
+// mapped from what canal hands OnRow, using the schema.Table canal built
+// from SHOW FULL COLUMNS (column names, ENUM/SET labels, collation, type).
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"cdcharness/consumers/go-mysql/canon"
+
+	"github.com/go-mysql-org/go-mysql/canal"
+	"github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/go-mysql-org/go-mysql/schema"
+)
+
+type handler struct {
+	canal.DummyEventHandler
+	gtid    string
+	pending []canon.Row
+}
+
+var fspRE = regexp.MustCompile(`^(datetime|timestamp|time)\((\d)\)`)
+
+func fspOf(raw string) int {
+	if m := fspRE.FindStringSubmatch(raw); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		return n
+	}
+	return 0
+}
+
+func isGeometry(raw string) bool {
+	switch strings.Fields(raw + " ")[0] {
+	case "geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
+		"multipolygon", "geometrycollection", "geomcollection":
+		return true
+	}
+	return false
+}
+
+// value maps one value canal handed OnRow, by the column canal knows.
+func value(col *schema.TableColumn, v any) ([]byte, error) {
+	if v == nil {
+		return []byte("null"), nil
+	}
+	switch col.Type {
+	case schema.TYPE_NUMBER, schema.TYPE_MEDIUM_INT:
+		if b, ok := canon.Int(v, false, 8); ok {
+			return b, nil
+		}
+	case schema.TYPE_FLOAT:
+		switch x := v.(type) {
+		case float32:
+			return canon.Float(float64(x), 32), nil
+		case float64:
+			return canon.Float(x, 64), nil
+		}
+	case schema.TYPE_DECIMAL:
+		switch x := v.(type) {
+		case string:
+			return canon.JSONString(x), nil
+		case fmt.Stringer:
+			return canon.JSONString(x.String()), nil
+		}
+	case schema.TYPE_ENUM:
+		if idx, ok := v.(int64); ok {
+			return canon.Enum(idx, col.EnumValues), nil
+		}
+	case schema.TYPE_SET:
+		if bm, ok := v.(int64); ok {
+			return canon.Set(uint64(bm), col.SetValues), nil
+		}
+	case schema.TYPE_DATETIME, schema.TYPE_TIMESTAMP, schema.TYPE_TIME:
+		if s, ok := v.(string); ok {
+			return canon.JSONString(canon.FixFSP(s, fspOf(col.RawType))), nil
+		}
+	case schema.TYPE_DATE:
+		if s, ok := v.(string); ok {
+			return canon.JSONString(s), nil
+		}
+	case schema.TYPE_BIT:
+		if b, ok := v.(int64); ok {
+			return canon.U64(uint64(b)), nil
+		}
+	case schema.TYPE_JSON:
+		return canon.JSONDoc(v)
+	case schema.TYPE_BINARY:
+		if p, ok := canon.Bytes(v); ok {
+			return canon.Base64(p), nil
+		}
+	case schema.TYPE_POINT, schema.TYPE_STRING:
+		p, ok := canon.Bytes(v)
+		if !ok {
+			break
+		}
+		if isGeometry(col.RawType) {
+			return canon.Geometry(p)
+		}
+		if strings.HasPrefix(col.RawType, "vector") {
+			return canon.ByBinlogType(&canon.Column{Type: canon.TypeVector}, p)
+		}
+		cs := canon.CharsetOfCollationName(col.Collation)
+		if cs == canon.CSUnknown { // no collation: BLOB types
+			cs = canon.CSBinary
+		}
+		return canon.Text(p, cs), nil
+	}
+	return nil, fmt.Errorf("unexpected canal value %T %v for column type %q", v, v, col.RawType)
+}
+
+func image(t *schema.Table, vals []any) ([]canon.KV, error) {
+	img := []canon.KV{}
+	for i, v := range vals {
+		name := "@" + strconv.Itoa(i+1)
+		var j []byte
+		var err error
+		if i < len(t.Columns) {
+			name = t.Columns[i].Name
+			j, err = value(&t.Columns[i], v)
+		} else {
+			err = fmt.Errorf("canal's schema has %d columns, the row %d", len(t.Columns), len(vals))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s %s: %v", t.Schema, t.Name, name, err)
+		}
+		img = append(img, canon.KV{Key: name, Val: j})
+	}
+	return img, nil
+}
+
+func (h *handler) OnRow(e *canal.RowsEvent) error {
+	step := 1
+	if e.Action == canal.UpdateAction {
+		step = 2
+	}
+	for k := 0; k+step-1 < len(e.Rows); k += step {
+		r := canon.Row{Op: e.Action, DB: e.Table.Schema, Table: e.Table.Name}
+		var err error
+		switch e.Action {
+		case canal.InsertAction:
+			r.After, err = image(e.Table, e.Rows[k])
+		case canal.DeleteAction:
+			r.Before, err = image(e.Table, e.Rows[k])
+		default:
+			if r.Before, err = image(e.Table, e.Rows[k]); err == nil {
+				r.After, err = image(e.Table, e.Rows[k+1])
+			}
+		}
+		if err != nil {
+			return err
+		}
+		h.pending = append(h.pending, r)
+	}
+	return nil
+}
+
+func (h *handler) OnGTID(header *replication.EventHeader, e mysql.BinlogGTIDEvent) error {
+	h.gtid = ""
+	if header.EventType == replication.GTID_EVENT || header.EventType == replication.GTID_TAGGED_LOG_EVENT {
+		if set, err := e.GTIDNext(); err == nil {
+			h.gtid = set.String()
+		}
+	}
+	return nil
+}
+
+func (h *handler) OnPosSynced(header *replication.EventHeader, pos mysql.Position, set mysql.GTIDSet, force bool) error {
+	if len(h.pending) > 0 {
+		canon.Emit(h.pending, h.gtid, pos.Name, uint64(pos.Pos))
+		h.pending = h.pending[:0]
+	}
+	return nil
+}
+
+func (h *handler) String() string { return "cdcharness" }
+
+func main() {
+	env := canon.ReadEnv()
+	cfg := canal.NewDefaultConfig()
+	cfg.Addr = net.JoinHostPort(env.Host, strconv.Itoa(int(env.Port)))
+	cfg.User = env.User
+	cfg.Password = env.Password
+	cfg.ServerID = env.ServerID
+	cfg.Flavor = "mysql"
+	cfg.Dump.ExecutionPath = "" // binlog only, no mysqldump
+	cfg.TimestampStringLocation = time.UTC
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	for _, db := range env.Databases {
+		cfg.IncludeTableRegex = append(cfg.IncludeTableRegex, "^"+regexp.QuoteMeta(db)+`\..*$`)
+	}
+
+	c, err := canal.NewCanal(cfg)
+	if err != nil {
+		canon.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+	}
+	defer c.Close()
+	c.SetEventHandler(&handler{})
+
+	canon.Ready()
+	if env.HaveGTIDSet {
+		set, perr := mysql.ParseGTIDSet("mysql", env.GTIDSet)
+		if perr != nil {
+			canon.Fatal("bad CDCH_GTID_SET: " + perr.Error())
+		}
+		err = c.StartFromGTID(set)
+	} else {
+		err = c.RunFrom(mysql.Position{Name: env.StartFile, Pos: env.StartPos})
+	}
+	if err != nil {
+		canon.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+	}
+	canon.Fatal("go-mysql v1.16.0 canal: Run returned without an error")
+}

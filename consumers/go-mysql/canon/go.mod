@@ -1,0 +1,3 @@
+module cdcharness/consumers/go-mysql/canon
+
+go 1.21

@@ -1,0 +1,199 @@
+// go-mysql v1.7.0, used the way old in-house consumers use it: a raw
+// replication.BinlogSyncer loop that handles RowsEvent (plus the GTID, XID
+// and Rotate events it needs for its checkpoint) and nothing else.
+//
+// Rows of a transaction are printed when the transaction ends (XID, or a
+// QUERY "COMMIT" for non-transactional tables), with the checkpoint such a
+// loop keeps: the transaction's GTID and the file:log_pos of its end event.
+// Column names come from the TABLE_MAP (binlog_row_metadata=FULL), else
+// "@1", "@2", ...; ENUM/SET labels likewise (without them: index / bitmap).
+//
+// go-mysql v1.7.0 does not know TRANSACTION_PAYLOAD_EVENT (type 40): its
+// parser hands it over as a *replication.GenericEvent, which this loop, like
+// every loop written for it, ignores.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"cdcharness/consumers/go-mysql/canon"
+
+	"github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+	"github.com/google/uuid"
+	"github.com/siddontang/go-log/log"
+)
+
+type consumer struct {
+	file    string
+	gtid    string
+	pending []canon.Row
+}
+
+func columns(t *replication.TableMapEvent) ([]string, []canon.Column) {
+	n := int(t.ColumnCount)
+	names := t.ColumnNameString()
+	unsigned := t.UnsignedMap()
+	colls := t.CollationMap()
+	enums := t.EnumStrValueMap()
+	sets := t.SetStrValueMap()
+	outNames := make([]string, n)
+	cols := make([]canon.Column, n)
+	for i := 0; i < n; i++ {
+		if len(names) == n {
+			outNames[i] = names[i]
+		} else {
+			outNames[i] = "@" + strconv.Itoa(i+1)
+		}
+		c := &cols[i]
+		c.Type = canon.RealType(t.ColumnType[i], t.ColumnMeta[i])
+		c.Meta = t.ColumnMeta[i]
+		c.Unsigned = unsigned[i]
+		if coll, ok := colls[i]; ok {
+			c.Charset = canon.CharsetOfCollationID(coll)
+		}
+		c.Enum = enums[i]
+		c.Set = sets[i]
+	}
+	return outNames, cols
+}
+
+func image(t *replication.TableMapEvent, vals []interface{}, skipped []int) ([]canon.KV, error) {
+	names, cols := columns(t)
+	skip := map[int]bool{}
+	for _, s := range skipped {
+		skip[s] = true
+	}
+	img := []canon.KV{}
+	for i, v := range vals {
+		if skip[i] || i >= len(cols) {
+			continue
+		}
+		j, err := canon.ByBinlogType(&cols[i], v)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s %s: %v", t.Schema, t.Table, names[i], err)
+		}
+		img = append(img, canon.KV{Key: names[i], Val: j})
+	}
+	return img, nil
+}
+
+func (c *consumer) rows(h *replication.EventHeader, e *replication.RowsEvent) error {
+	var op string
+	switch h.EventType {
+	case replication.WRITE_ROWS_EVENTv0, replication.WRITE_ROWS_EVENTv1, replication.WRITE_ROWS_EVENTv2:
+		op = "insert"
+	case replication.UPDATE_ROWS_EVENTv0, replication.UPDATE_ROWS_EVENTv1, replication.UPDATE_ROWS_EVENTv2:
+		op = "update"
+	case replication.DELETE_ROWS_EVENTv0, replication.DELETE_ROWS_EVENTv1, replication.DELETE_ROWS_EVENTv2:
+		op = "delete"
+	default:
+		return nil
+	}
+	skipped := func(k int) []int {
+		if k < len(e.SkippedColumns) {
+			return e.SkippedColumns[k]
+		}
+		return nil
+	}
+	step := 1
+	if op == "update" {
+		step = 2
+	}
+	for k := 0; k+step-1 < len(e.Rows); k += step {
+		r := canon.Row{Op: op, DB: string(e.Table.Schema), Table: string(e.Table.Table)}
+		var err error
+		switch op {
+		case "insert":
+			r.After, err = image(e.Table, e.Rows[k], skipped(k))
+		case "delete":
+			r.Before, err = image(e.Table, e.Rows[k], skipped(k))
+		default:
+			if r.Before, err = image(e.Table, e.Rows[k], skipped(k)); err == nil {
+				r.After, err = image(e.Table, e.Rows[k+1], skipped(k+1))
+			}
+		}
+		if err != nil {
+			return err
+		}
+		c.pending = append(c.pending, r)
+	}
+	return nil
+}
+
+func (c *consumer) commit(pos uint32) {
+	canon.Emit(c.pending, c.gtid, c.file, uint64(pos))
+	c.pending = c.pending[:0]
+}
+
+func (c *consumer) event(ev *replication.BinlogEvent) error {
+	h := ev.Header
+	switch e := ev.Event.(type) {
+	case *replication.RotateEvent:
+		c.file = string(e.NextLogName)
+	case *replication.GTIDEvent:
+		c.gtid = ""
+		if h.EventType == replication.GTID_EVENT {
+			if u, err := uuid.FromBytes(e.SID); err == nil {
+				c.gtid = fmt.Sprintf("%s:%d", u, e.GNO)
+			}
+		}
+	case *replication.RowsEvent:
+		return c.rows(h, e)
+	case *replication.XIDEvent:
+		c.commit(h.LogPos)
+	case *replication.QueryEvent:
+		if strings.EqualFold(strings.TrimSpace(string(e.Query)), "COMMIT") {
+			c.commit(h.LogPos)
+		}
+	}
+	return nil
+}
+
+func main() {
+	env := canon.ReadEnv()
+	logHandler, _ := log.NewStreamHandler(os.Stderr)
+	cfg := replication.BinlogSyncerConfig{
+		ServerID:                env.ServerID,
+		Flavor:                  "mysql",
+		Host:                    env.Host,
+		Port:                    env.Port,
+		User:                    env.User,
+		Password:                env.Password,
+		TimestampStringLocation: time.UTC,
+		Logger:                  log.NewDefault(logHandler),
+	}
+	syncer := replication.NewBinlogSyncer(cfg)
+	defer syncer.Close()
+
+	c := &consumer{file: env.StartFile}
+	var streamer *replication.BinlogStreamer
+	var err error
+	if env.HaveGTIDSet {
+		var set mysql.GTIDSet
+		if set, err = mysql.ParseGTIDSet("mysql", env.GTIDSet); err != nil {
+			canon.Fatal("bad CDCH_GTID_SET: " + err.Error())
+		}
+		streamer, err = syncer.StartSyncGTID(set)
+	} else {
+		streamer, err = syncer.StartSync(mysql.Position{Name: env.StartFile, Pos: env.StartPos})
+	}
+	if err != nil {
+		canon.Fatal("go-mysql v1.7.0 BinlogSyncer: " + err.Error())
+	}
+	canon.Ready()
+	for {
+		ev, err := streamer.GetEvent(context.Background())
+		if err != nil {
+			canon.Fatal("go-mysql v1.7.0 BinlogSyncer: " + err.Error())
+		}
+		if err := c.event(ev); err != nil {
+			canon.Fatal("go-mysql v1.7.0 adapter: " + err.Error())
+		}
+	}
+}

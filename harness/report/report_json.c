@@ -1,0 +1,142 @@
+/* report_json.c — report.json: every cell and every finding. */
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "mysql_types.h"
+#include "report.h"
+#include "report_internal.h"
+
+#define KV_STR(f, k, v)                                                                                                \
+    do {                                                                                                               \
+        fputs(",\"" k "\":", f);                                                                                      \
+        rep_json_str(f, v);                                                                                            \
+    } while (0)
+
+static void txn_json(FILE *f, const cdch_diff_txn *t)
+{
+    fprintf(f, "{\"txn\":%llu", (unsigned long long)t->txn);
+    KV_STR(f, "gtid", t->gtid);
+    KV_STR(f, "file", t->file);
+    fprintf(f, ",\"start\":%llu,\"end\":%llu", (unsigned long long)t->start, (unsigned long long)t->end);
+    if (t->body_type) {
+        fprintf(f, ",\"event_pos\":%llu", (unsigned long long)t->body_pos);
+        KV_STR(f, "event", cdch_event_type_name(t->body_type));
+    }
+    fprintf(f, ",\"compressed\":%s,\"rows\":%zu,\"rows_missing\":%zu,\"expected_line\":%llu,\"hole\":%s",
+            t->compressed ? "true" : "false", t->rows_total, t->rows_missing, (unsigned long long)t->exp_line,
+            t->hole ? "true" : "false");
+    KV_STR(f, "consumer_error", t->reported);
+    fputc('}', f);
+}
+
+static void diff_json(FILE *f, const cdch_diff *d)
+{
+    fprintf(f, ",\"rows\":{\"expected\":%zu,\"observed\":%zu,\"matched\":%zu,\"missing\":%zu}", d->expected_rows,
+            d->observed_rows, d->matched_rows, d->missing_rows);
+    fprintf(f, ",\"transactions\":{\"expected\":%zu,\"complete\":%zu,\"missing\":%zu,\"holes\":%zu,\"tail\":%zu}",
+            d->expected_txns, d->complete_txns, d->nmissing, d->holes, d->tail);
+    fputs(",\"missing\":[", f);
+    for (size_t i = 0; i < d->nmissing; i++) {
+        if (i)
+            fputc(',', f);
+        txn_json(f, &d->missing[i]);
+    }
+    fprintf(f, "],\"mismatch_total\":%zu,\"mismatches\":[", d->mismatch_total);
+    for (size_t i = 0; i < d->nmismatch; i++) {
+        const cdch_diff_mismatch *m = &d->mismatch[i];
+        fprintf(f, "%s{\"txn\":%llu,\"expected_line\":%llu,\"observed_line\":%llu,\"compressed\":%s", i ? "," : "",
+                (unsigned long long)m->txn, (unsigned long long)m->exp_line, (unsigned long long)m->obs_line,
+                m->compressed ? "true" : "false");
+        KV_STR(f, "what", m->what);
+        KV_STR(f, "image", m->image);
+        KV_STR(f, "column", m->column);
+        KV_STR(f, "expected", m->expected);
+        KV_STR(f, "observed", m->observed);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"duplicate_total\":%zu,\"duplicates\":[", d->dup_total);
+    for (size_t i = 0; i < d->ndup; i++)
+        fprintf(f, "%s{\"txn\":%llu,\"compressed\":%s,\"expected_line\":%llu,\"observed_line\":%llu,\"first_observed_line\":%llu}",
+                i ? "," : "", (unsigned long long)d->dup[i].txn, d->dup[i].compressed ? "true" : "false",
+                (unsigned long long)d->dup[i].exp_line, (unsigned long long)d->dup[i].obs_line,
+                (unsigned long long)d->dup[i].first_obs_line);
+    fprintf(f, "],\"reorder_total\":%zu,\"reorders\":[", d->reorder_total);
+    for (size_t i = 0; i < d->nreorder; i++)
+        fprintf(f, "%s{\"txn\":%llu,\"after_txn\":%llu,\"compressed\":%s,\"expected_line\":%llu,\"observed_line\":%llu}",
+                i ? "," : "", (unsigned long long)d->reorder[i].txn, (unsigned long long)d->reorder[i].after_txn,
+                d->reorder[i].compressed ? "true" : "false", (unsigned long long)d->reorder[i].exp_line,
+                (unsigned long long)d->reorder[i].obs_line);
+    fprintf(f, "],\"checkpoint_total\":%zu,\"checkpoint_rows_checked\":%zu,\"checkpoints\":[", d->ckpt_total,
+            d->ckpt_rows_checked);
+    for (size_t i = 0; i < d->nckpt; i++) {
+        fprintf(f, "%s{\"txn\":%llu,\"compressed\":%s,\"observed_line\":%llu", i ? "," : "",
+                (unsigned long long)d->ckpt[i].txn, d->ckpt[i].compressed ? "true" : "false",
+                (unsigned long long)d->ckpt[i].obs_line);
+        KV_STR(f, "what", d->ckpt[i].what);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+int cdch_report_json(cdch_run *r, FILE *f)
+{
+    char ts[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0;
+    fprintf(f, "{\"format\":\"cdcharness-report\",\"version\":1,\"generated\":\"%s\",\"cells\":[\n", ts);
+    char buf[600];
+    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+        cdch_cell *c = cdch_run_cell(r, i);
+        counts[c->verdict]++;
+        unmet += !c->meets;
+        regressions += c->compression_regression;
+        fputs(i ? ",\n{" : "{", f);
+        fputs("\"consumer\":", f);
+        rep_json_str(f, rep_consumer(c->family, c->version, buf, sizeof buf));
+        KV_STR(f, "family", c->family);
+        KV_STR(f, "version", c->version);
+        KV_STR(f, "scenario", c->scenario);
+        KV_STR(f, "scenario_path", c->scenario_path);
+        KV_STR(f, "mode", c->mode);
+        KV_STR(f, "verdict", cdch_verdict_name(c->verdict));
+        fprintf(f, ",\"compression_regression\":%s", c->compression_regression ? "true" : "false");
+        KV_STR(f, "expected", cdch_verdict_name(c->expected));
+        KV_STR(f, "expect_source", c->expect_source);
+        fprintf(f, ",\"meets\":%s", c->meets ? "true" : "false");
+        KV_STR(f, "summary", c->summary);
+        fputs(",\"detail\":[", f);
+        const char *p = c->detail ? c->detail : "";
+        bool first = true;
+        while (*p) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            char line[2048];
+            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+            if (!first)
+                fputc(',', f);
+            rep_json_str(f, line);
+            first = false;
+            p += n + (nl ? 1 : 0);
+        }
+        fputc(']', f);
+        fprintf(f, ",\"seconds\":%.3f", c->seconds);
+        KV_STR(f, "stop", cdch_stop_reason_name(c->stop));
+        fprintf(f, ",\"exit_status\":%d,\"exit_signal\":%d,\"ready\":%s", c->exit_status, c->exit_signal,
+                c->got_ready ? "true" : "false");
+        if (c->diff)
+            diff_json(f, c->diff);
+        KV_STR(f, "stderr_tail", c->stderr_tail);
+        KV_STR(f, "cell_dir", c->cell_dir);
+        fputc('}', f);
+    }
+    fprintf(f, "\n],\"totals\":{\"cells\":%zu,\"not_as_expected\":%zu,\"compression_regressions\":%zu",
+            cdch_run_ncells(r), unmet, regressions);
+    for (int v = 0; v < CDCH_VERDICT_COUNT; v++)
+        fprintf(f, ",\"%s\":%zu", cdch_verdict_name((cdch_verdict)v), counts[v]);
+    fputs("}}\n", f);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,1394 @@
+/* diff.c — align observed change events with the expected ones, compare
+ * values by column type, check checkpoints (see diff.h). */
+#include "diff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "gtid.h"
+#include "mysql_types.h"
+
+#define NONE ((size_t)-1)
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return q;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return d;
+}
+
+/* ---- hashing ------------------------------------------------------------------ */
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+#define FNV0 0xcbf29ce484222325ull
+
+static uint64_t hstr(const char *s) { return fnv(FNV0, s, strlen(s)); }
+
+/* ---- schema ------------------------------------------------------------------- */
+
+typedef struct sch_table {
+    char *db, *name;
+    size_t ncols;
+    char **names;
+    cdch_cmp_kind *kinds;
+    int *scales;
+} sch_table;
+
+struct cdch_diff_schema {
+    sch_table *t;
+    size_t n;
+    size_t *slot; /* open addressing: index into t, NONE = empty */
+    size_t nslot;
+};
+
+cdch_diff_schema *cdch_diff_schema_new(void) { return xcalloc(1, sizeof(cdch_diff_schema)); }
+
+static uint64_t table_hash(const char *db, const char *table)
+{
+    return mix(fnv(fnv(FNV0, db, strlen(db) + 1), table, strlen(table)));
+}
+
+static void schema_rehash(cdch_diff_schema *s)
+{
+    free(s->slot);
+    s->nslot = 16;
+    while (s->nslot < s->n * 2)
+        s->nslot *= 2;
+    s->slot = xcalloc(s->nslot, sizeof *s->slot);
+    for (size_t i = 0; i < s->nslot; i++)
+        s->slot[i] = NONE;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t h = (size_t)table_hash(s->t[i].db, s->t[i].name) & (s->nslot - 1);
+        while (s->slot[h] != NONE)
+            h = (h + 1) & (s->nslot - 1);
+        s->slot[h] = i;
+    }
+}
+
+void cdch_diff_schema_add_table(cdch_diff_schema *s, const char *db, const char *table, size_t ncols,
+                                const char *const *names, const cdch_cmp_kind *kinds, const int *scales)
+{
+    s->t = xrealloc(s->t, (s->n + 1) * sizeof *s->t);
+    sch_table *t = &s->t[s->n++];
+    t->db = xstrdup(db);
+    t->name = xstrdup(table);
+    t->ncols = ncols;
+    t->names = xcalloc(ncols, sizeof *t->names);
+    t->kinds = xcalloc(ncols, sizeof *t->kinds);
+    t->scales = xcalloc(ncols, sizeof *t->scales);
+    for (size_t i = 0; i < ncols; i++) {
+        t->names[i] = xstrdup(names[i]);
+        t->kinds[i] = kinds[i];
+        t->scales[i] = scales ? scales[i] : -1;
+    }
+    schema_rehash(s);
+}
+
+static const sch_table *schema_find(const cdch_diff_schema *s, const char *db, const char *table)
+{
+    if (!s || !s->n)
+        return NULL;
+    size_t h = (size_t)table_hash(db, table) & (s->nslot - 1);
+    while (s->slot[h] != NONE) {
+        const sch_table *t = &s->t[s->slot[h]];
+        if (strcmp(t->db, db) == 0 && strcmp(t->name, table) == 0)
+            return t;
+        h = (h + 1) & (s->nslot - 1);
+    }
+    return NULL;
+}
+
+void cdch_diff_schema_free(cdch_diff_schema *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        sch_table *t = &s->t[i];
+        for (size_t c = 0; c < t->ncols; c++)
+            free(t->names[c]);
+        free(t->names);
+        free(t->kinds);
+        free(t->scales);
+        free(t->db);
+        free(t->name);
+    }
+    free(s->t);
+    free(s->slot);
+    free(s);
+}
+
+static cdch_cmp_kind kind_of_coldef(const cdch_coldef *d, int *scale)
+{
+    *scale = -1;
+    uint8_t rt = d->real_type ? d->real_type : d->type;
+    switch (d->type) {
+    case CDCH_T_TINY:
+    case CDCH_T_SHORT:
+    case CDCH_T_LONG:
+    case CDCH_T_LONGLONG:
+    case CDCH_T_INT24:
+    case CDCH_T_YEAR:
+    case CDCH_T_BIT:
+        return CDCH_CMP_INT;
+    case CDCH_T_NEWDECIMAL:
+    case CDCH_T_DECIMAL:
+        *scale = d->meta & 0xff;
+        return CDCH_CMP_DECIMAL;
+    case CDCH_T_FLOAT: return CDCH_CMP_FLOAT;
+    case CDCH_T_DOUBLE: return CDCH_CMP_DOUBLE;
+    case CDCH_T_DATE:
+    case CDCH_T_NEWDATE:
+    case CDCH_T_DATETIME:
+    case CDCH_T_DATETIME2:
+    case CDCH_T_TIMESTAMP:
+    case CDCH_T_TIMESTAMP2:
+        return CDCH_CMP_TEMPORAL;
+    case CDCH_T_TIME:
+    case CDCH_T_TIME2:
+        return CDCH_CMP_TIME;
+    case CDCH_T_JSON: return CDCH_CMP_JSON;
+    case CDCH_T_GEOMETRY: return CDCH_CMP_GEOMETRY;
+    case CDCH_T_VECTOR: return CDCH_CMP_VECTOR;
+    case CDCH_T_SET: return CDCH_CMP_SET;
+    case CDCH_T_ENUM: return CDCH_CMP_EXACT;
+    default:
+        if (rt == CDCH_T_SET)
+            return CDCH_CMP_SET;
+        return CDCH_CMP_EXACT;
+    }
+}
+
+cdch_diff_schema *cdch_diff_schema_from_scenario(const cdch_scenario *sc)
+{
+    cdch_diff_schema *s = cdch_diff_schema_new();
+    for (size_t i = 0; sc && i < sc->ntables; i++) {
+        const cdch_sc_table *t = &sc->tables[i];
+        const char **names = xcalloc(t->ncols, sizeof *names);
+        cdch_cmp_kind *kinds = xcalloc(t->ncols, sizeof *kinds);
+        int *scales = xcalloc(t->ncols, sizeof *scales);
+        for (size_t c = 0; c < t->ncols; c++) {
+            names[c] = t->cols[c].name;
+            kinds[c] = kind_of_coldef(&t->cols[c].def, &scales[c]);
+        }
+        cdch_diff_schema_add_table(s, t->db, t->name, t->ncols, names, kinds, scales);
+        free(names);
+        free(kinds);
+        free(scales);
+    }
+    return s;
+}
+
+/* ---- value normalisation ------------------------------------------------------- */
+
+/* The text of a scalar: number text or string content. */
+static bool scalar_text(const cdch_jv *v, const char **p, size_t *n)
+{
+    if (v->type == CDCH_JV_NUMBER) {
+        *p = v->raw;
+        *n = v->raw_len;
+        return true;
+    }
+    if (v->type == CDCH_JV_STRING) {
+        *p = v->u.str.ptr;
+        *n = v->u.str.len;
+        return true;
+    }
+    return false;
+}
+
+/* Integer text -> canonical ("-0" -> "0", no leading zeros). */
+static bool norm_int(const cdch_jv *v, char *out, size_t outsz)
+{
+    const char *p;
+    size_t n;
+    if (!scalar_text(v, &p, &n) || n == 0)
+        return false;
+    size_t i = 0;
+    bool neg = false;
+    if (p[0] == '-') {
+        neg = true;
+        i = 1;
+    }
+    if (i == n)
+        return false;
+    for (size_t k = i; k < n; k++)
+        if (p[k] < '0' || p[k] > '9')
+            return false;
+    while (i < n - 1 && p[i] == '0')
+        i++;
+    if (n - i == 1 && p[i] == '0')
+        neg = false;
+    if (n - i + 2 > outsz)
+        return false;
+    size_t o = 0;
+    if (neg)
+        out[o++] = '-';
+    memcpy(out + o, p + i, n - i);
+    out[o + n - i] = '\0';
+    return true;
+}
+
+/* Decimal text (plain or with exponent) -> canonical with `scale` fraction
+ * digits where trailing zeros allow (scale < 0: no trailing zeros). */
+static bool norm_decimal_text(const char *p, size_t n, int scale, char *out, size_t outsz)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && (p[i] == '-' || p[i] == '+')) {
+        neg = p[i] == '-';
+        i++;
+    }
+    char digits[512];
+    size_t nd = 0, nint = 0;
+    bool any = false, point = false;
+    for (; i < n; i++) {
+        char c = p[i];
+        if (c >= '0' && c <= '9') {
+            if (nd + 1 >= sizeof digits)
+                return false;
+            digits[nd++] = c;
+            if (!point)
+                nint++;
+            any = true;
+        } else if (c == '.' && !point) {
+            point = true;
+        } else {
+            break;
+        }
+    }
+    if (!any)
+        return false;
+    long exp = 0;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < n && (p[i] == '+' || p[i] == '-')) {
+            eneg = p[i] == '-';
+            i++;
+        }
+        if (i == n)
+            return false;
+        for (; i < n; i++) {
+            if (p[i] < '0' || p[i] > '9')
+                return false;
+            exp = exp * 10 + (p[i] - '0');
+            if (exp > 400)
+                return false;
+        }
+        if (eneg)
+            exp = -exp;
+    }
+    if (i != n)
+        return false;
+    long pointpos = (long)nint + exp; /* digits before the point */
+    char ip[1024], fp[1024];
+    size_t ni = 0, nf = 0;
+    for (long k = 0; k < pointpos; k++) {
+        if (ni + 1 >= sizeof ip)
+            return false;
+        ip[ni++] = k < (long)nd ? digits[k] : '0';
+    }
+    for (long k = pointpos < 0 ? pointpos : 0; k < 0; k++) {
+        if (nf + 1 >= sizeof fp)
+            return false;
+        fp[nf++] = '0';
+    }
+    for (long k = pointpos < 0 ? 0 : pointpos; k < (long)nd; k++) {
+        if (nf + 1 >= sizeof fp)
+            return false;
+        fp[nf++] = digits[k];
+    }
+    size_t is = 0;
+    while (is < ni && ip[is] == '0')
+        is++;
+    size_t keep = scale < 0 ? 0 : (size_t)scale;
+    while (nf > keep && fp[nf - 1] == '0')
+        nf--;
+    while (nf < keep) {
+        if (nf + 1 >= sizeof fp)
+            return false;
+        fp[nf++] = '0';
+    }
+    bool zero = true;
+    for (size_t k = is; k < ni; k++)
+        zero = zero && ip[k] == '0';
+    for (size_t k = 0; k < nf; k++)
+        zero = zero && fp[k] == '0';
+    size_t need = 1 + (ni - is) + 1 + 1 + nf + 1;
+    if (need > outsz)
+        return false;
+    size_t o = 0;
+    if (neg && !zero)
+        out[o++] = '-';
+    if (is == ni)
+        out[o++] = '0';
+    else {
+        memcpy(out + o, ip + is, ni - is);
+        o += ni - is;
+    }
+    if (nf) {
+        out[o++] = '.';
+        memcpy(out + o, fp, nf);
+        o += nf;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+static bool norm_decimal(const cdch_jv *v, int scale, char *out, size_t outsz)
+{
+    const char *p;
+    size_t n;
+    if (!scalar_text(v, &p, &n))
+        return false;
+    return norm_decimal_text(p, n, scale, out, outsz);
+}
+
+/* Temporal string: fraction trailing zeros dropped; TIME: hour leading zeros too. */
+static bool norm_temporal(const cdch_jv *v, bool is_time, cdch_buf *out)
+{
+    if (v->type != CDCH_JV_STRING)
+        return false;
+    const char *p = v->u.str.ptr;
+    size_t n = v->u.str.len;
+    cdch_buf_reset(out);
+    size_t i = 0;
+    if (is_time) {
+        if (i < n && p[i] == '-') {
+            cdch_put_u8(out, '-');
+            i++;
+        }
+        while (i + 1 < n && p[i] == '0' && p[i + 1] >= '0' && p[i + 1] <= '9')
+            i++;
+    }
+    const char *dot = memchr(p + i, '.', n - i);
+    size_t end = n;
+    if (dot) {
+        while (end > (size_t)(dot - p) + 1 && p[end - 1] == '0')
+            end--;
+        if (end == (size_t)(dot - p) + 1)
+            end--;
+    }
+    cdch_put_bytes(out, p + i, end - i);
+    cdch_buf_cstr(out);
+    return true;
+}
+
+static bool is_int_text(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '.' || p[i] == 'e' || p[i] == 'E')
+            return false;
+    return n > 0;
+}
+
+static bool num_value(const cdch_jv *v, double *out)
+{
+    const char *p;
+    size_t n;
+    if (!scalar_text(v, &p, &n) || n == 0 || n > 400)
+        return false;
+    char tmp[410];
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
+    char *end;
+    double d = strtod(tmp, &end);
+    if (end != tmp + n)
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool close_enough(double a, double b, double rel)
+{
+    if (a == b)
+        return true;
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    double m = fmax(fabs(a), fabs(b));
+    return fabs(a - b) <= rel * m;
+}
+
+/* ---- structural comparison ---------------------------------------------------------- */
+
+static bool num_equal(const cdch_jv *x, const cdch_jv *y, double rel)
+{
+    char a[512], b[512];
+    if (is_int_text(x->raw, x->raw_len) && is_int_text(y->raw, y->raw_len) && norm_int(x, a, sizeof a) &&
+        norm_int(y, b, sizeof b))
+        return strcmp(a, b) == 0;
+    double dx, dy;
+    return num_value(x, &dx) && num_value(y, &dy) && close_enough(dx, dy, rel);
+}
+
+/* Structural equality: objects by key regardless of order, numbers by value. */
+static bool jv_equal(const cdch_jv *x, const cdch_jv *y)
+{
+    if (x->type != y->type)
+        return false;
+    switch (x->type) {
+    case CDCH_JV_NULL:
+    case CDCH_JV_TRUE:
+    case CDCH_JV_FALSE:
+        return true;
+    case CDCH_JV_NUMBER: return num_equal(x, y, 1e-15);
+    case CDCH_JV_STRING:
+        return x->u.str.len == y->u.str.len && memcmp(x->u.str.ptr, y->u.str.ptr, x->u.str.len) == 0;
+    case CDCH_JV_ARRAY:
+        if (x->u.arr.n != y->u.arr.n)
+            return false;
+        for (size_t i = 0; i < x->u.arr.n; i++)
+            if (!jv_equal(x->u.arr.items[i], y->u.arr.items[i]))
+                return false;
+        return true;
+    case CDCH_JV_OBJECT:
+        if (x->u.obj.n != y->u.obj.n)
+            return false;
+        for (size_t i = 0; i < x->u.obj.n; i++) {
+            const cdch_jv_member *m = &x->u.obj.m[i];
+            const cdch_jv *o = NULL;
+            if (i < y->u.obj.n && y->u.obj.m[i].key_len == m->key_len &&
+                memcmp(y->u.obj.m[i].key, m->key, m->key_len) == 0)
+                o = y->u.obj.m[i].value;
+            for (size_t k = 0; !o && k < y->u.obj.n; k++)
+                if (y->u.obj.m[k].key_len == m->key_len && memcmp(y->u.obj.m[k].key, m->key, m->key_len) == 0)
+                    o = y->u.obj.m[k].value;
+            if (!o || !jv_equal(m->value, o))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    const cdch_jv *x = *(const cdch_jv *const *)a, *y = *(const cdch_jv *const *)b;
+    size_t n = x->u.str.len < y->u.str.len ? x->u.str.len : y->u.str.len;
+    int c = memcmp(x->u.str.ptr, y->u.str.ptr, n);
+    return c ? c : (x->u.str.len > y->u.str.len) - (x->u.str.len < y->u.str.len);
+}
+
+static bool all_strings(const cdch_jv *a)
+{
+    for (size_t i = 0; i < a->u.arr.n; i++)
+        if (a->u.arr.items[i]->type != CDCH_JV_STRING)
+            return false;
+    return true;
+}
+
+static bool set_equal(const cdch_jv *x, const cdch_jv *y)
+{
+    if (x->type != CDCH_JV_ARRAY || y->type != CDCH_JV_ARRAY || x->u.arr.n != y->u.arr.n || !all_strings(x) ||
+        !all_strings(y))
+        return jv_equal(x, y);
+    size_t n = x->u.arr.n;
+    if (n == 0)
+        return true;
+    const cdch_jv **a = xcalloc(n, sizeof *a), **b = xcalloc(n, sizeof *b);
+    memcpy(a, x->u.arr.items, n * sizeof *a);
+    memcpy(b, y->u.arr.items, n * sizeof *b);
+    qsort(a, n, sizeof *a, cmp_str);
+    qsort(b, n, sizeof *b, cmp_str);
+    bool eq = true;
+    for (size_t i = 0; eq && i < n; i++)
+        eq = a[i]->u.str.len == b[i]->u.str.len && memcmp(a[i]->u.str.ptr, b[i]->u.str.ptr, a[i]->u.str.len) == 0;
+    free(a);
+    free(b);
+    return eq;
+}
+
+static bool geometry_equal(const cdch_jv *x, const cdch_jv *y)
+{
+    if (x->type != CDCH_JV_OBJECT || y->type != CDCH_JV_OBJECT)
+        return jv_equal(x, y);
+    const cdch_jv *sx = cdch_jv_get(x, "srid"), *sy = cdch_jv_get(y, "srid");
+    const cdch_jv *wx = cdch_jv_get(x, "wkb"), *wy = cdch_jv_get(y, "wkb");
+    if (!sx || !sy || !wx || !wy || x->u.obj.n != 2 || y->u.obj.n != 2 || wx->type != CDCH_JV_STRING ||
+        wy->type != CDCH_JV_STRING)
+        return jv_equal(x, y);
+    char a[64], b[64];
+    if (!norm_int(sx, a, sizeof a) || !norm_int(sy, b, sizeof b) || strcmp(a, b) != 0)
+        return false;
+    if (wx->u.str.len != wy->u.str.len)
+        return false;
+    for (size_t i = 0; i < wx->u.str.len; i++) {
+        char c1 = wx->u.str.ptr[i], c2 = wy->u.str.ptr[i];
+        if (c1 >= 'A' && c1 <= 'F')
+            c1 = (char)(c1 - 'A' + 'a');
+        if (c2 >= 'A' && c2 <= 'F')
+            c2 = (char)(c2 - 'A' + 'a');
+        if (c1 != c2)
+            return false;
+    }
+    return true;
+}
+
+bool cdch_diff_value_equal(cdch_cmp_kind k, int scale, const cdch_jv *e, const cdch_jv *o)
+{
+    if (!e || !o)
+        return e == o;
+    if (e->type == CDCH_JV_NULL || o->type == CDCH_JV_NULL)
+        return e->type == o->type;
+    char a[1100], b[1100];
+    double x, y;
+    switch (k) {
+    case CDCH_CMP_INT: /* an integer must be given as one */
+        if (norm_int(e, a, sizeof a))
+            return norm_int(o, b, sizeof b) && strcmp(a, b) == 0;
+        break;
+    case CDCH_CMP_DECIMAL:
+        if ((e->type == CDCH_JV_STRING || e->type == CDCH_JV_NUMBER) && norm_decimal(e, scale, a, sizeof a))
+            return (o->type == CDCH_JV_STRING || o->type == CDCH_JV_NUMBER) && norm_decimal(o, scale, b, sizeof b) &&
+                   strcmp(a, b) == 0;
+        break;
+    case CDCH_CMP_FLOAT:
+    case CDCH_CMP_DOUBLE:
+        if (num_value(e, &x) && num_value(o, &y))
+            return close_enough(x, y, k == CDCH_CMP_FLOAT ? 1e-6 : 1e-15);
+        break;
+    case CDCH_CMP_TEMPORAL:
+    case CDCH_CMP_TIME: {
+        cdch_buf ba = CDCH_BUF_INIT, bb = CDCH_BUF_INIT;
+        bool ok = norm_temporal(e, k == CDCH_CMP_TIME, &ba) && norm_temporal(o, k == CDCH_CMP_TIME, &bb);
+        bool eq = ok && ba.len == bb.len && memcmp(ba.data, bb.data, ba.len) == 0;
+        cdch_buf_free(&ba);
+        cdch_buf_free(&bb);
+        if (ok)
+            return eq;
+        break;
+    }
+    case CDCH_CMP_SET: return set_equal(e, o);
+    case CDCH_CMP_GEOMETRY: return geometry_equal(e, o);
+    case CDCH_CMP_VECTOR:
+        if (e->type == CDCH_JV_ARRAY && o->type == CDCH_JV_ARRAY) {
+            if (e->u.arr.n != o->u.arr.n)
+                return false;
+            for (size_t i = 0; i < e->u.arr.n; i++)
+                if (!cdch_diff_value_equal(CDCH_CMP_FLOAT, -1, e->u.arr.items[i], o->u.arr.items[i]))
+                    return false;
+            return true;
+        }
+        break;
+    case CDCH_CMP_JSON:
+    case CDCH_CMP_EXACT:
+    case CDCH_CMP_GENERIC:
+        break;
+    }
+    return jv_equal(e, o);
+}
+
+/* ---- value hashing (for the alignment keys) ---------------------------------------------- */
+
+static uint64_t jv_hash(const cdch_jv *v)
+{
+    char t[512];
+    switch (v->type) {
+    case CDCH_JV_NULL: return 0x6e;
+    case CDCH_JV_TRUE: return 0x74;
+    case CDCH_JV_FALSE: return 0x66;
+    case CDCH_JV_NUMBER:
+        if (is_int_text(v->raw, v->raw_len) && norm_int(v, t, sizeof t))
+            return mix(hstr(t));
+        return 0x7e; /* compared with a tolerance: not hashed */
+    case CDCH_JV_STRING: return mix(fnv(FNV0 ^ 0x73, v->u.str.ptr, v->u.str.len));
+    case CDCH_JV_ARRAY: {
+        uint64_t h = 0x5b;
+        for (size_t i = 0; i < v->u.arr.n; i++)
+            h = mix(h ^ jv_hash(v->u.arr.items[i]));
+        return h;
+    }
+    case CDCH_JV_OBJECT: {
+        uint64_t h = 0x7b;
+        for (size_t i = 0; i < v->u.obj.n; i++)
+            h += mix(fnv(FNV0, v->u.obj.m[i].key, v->u.obj.m[i].key_len) ^ jv_hash(v->u.obj.m[i].value));
+        return mix(h);
+    }
+    }
+    return 0;
+}
+
+static uint64_t value_hash(cdch_cmp_kind k, int scale, const cdch_jv *v)
+{
+    if (v->type == CDCH_JV_NULL)
+        return 0x6e;
+    char t[1100];
+    switch (k) {
+    case CDCH_CMP_INT:
+        if (norm_int(v, t, sizeof t))
+            return mix(hstr(t));
+        break;
+    case CDCH_CMP_DECIMAL:
+        if ((v->type == CDCH_JV_STRING || v->type == CDCH_JV_NUMBER) && norm_decimal(v, scale, t, sizeof t))
+            return mix(hstr(t) ^ 0x64);
+        break;
+    case CDCH_CMP_TEMPORAL:
+    case CDCH_CMP_TIME: {
+        cdch_buf b = CDCH_BUF_INIT;
+        uint64_t h = 0;
+        bool ok = norm_temporal(v, k == CDCH_CMP_TIME, &b);
+        if (ok)
+            h = mix(fnv(FNV0 ^ 0x73, b.data, b.len));
+        cdch_buf_free(&b);
+        if (ok)
+            return h;
+        break;
+    }
+    case CDCH_CMP_SET:
+        if (v->type == CDCH_JV_ARRAY) {
+            uint64_t h = 0x53;
+            for (size_t i = 0; i < v->u.arr.n; i++)
+                h += jv_hash(v->u.arr.items[i]);
+            return mix(h);
+        }
+        break;
+    case CDCH_CMP_FLOAT:
+    case CDCH_CMP_DOUBLE:
+    case CDCH_CMP_JSON:
+    case CDCH_CMP_VECTOR:
+    case CDCH_CMP_GEOMETRY:
+        return 0x7e; /* present, compared with tolerance / structurally: not hashed */
+    case CDCH_CMP_EXACT:
+    case CDCH_CMP_GENERIC:
+        break;
+    }
+    return jv_hash(v);
+}
+
+/* ---- rows --------------------------------------------------------------------------------- */
+
+/* A member resolved against the schema. */
+typedef struct rcol {
+    const char *name; /* canonical name */
+    size_t idx;       /* column index, NONE when unknown */
+    cdch_cmp_kind kind;
+    int scale;
+    const cdch_jv *v;
+} rcol;
+
+static void resolve(const sch_table *t, const cdch_jv_member *m, size_t pos, rcol *out)
+{
+    out->name = m->key;
+    out->idx = NONE;
+    out->kind = CDCH_CMP_GENERIC;
+    out->scale = -1;
+    out->v = m->value;
+    if (!t)
+        return;
+    size_t idx = NONE;
+    if (m->key[0] == '@' && m->key[1] >= '1' && m->key[1] <= '9') {
+        char *end;
+        unsigned long n = strtoul(m->key + 1, &end, 10);
+        if (*end == '\0' && n >= 1 && n <= t->ncols)
+            idx = n - 1;
+    }
+    if (idx == NONE && pos < t->ncols && strcmp(t->names[pos], m->key) == 0)
+        idx = pos;
+    for (size_t i = 0; idx == NONE && i < t->ncols; i++)
+        if (strcmp(t->names[i], m->key) == 0)
+            idx = i;
+    if (idx == NONE)
+        return;
+    out->idx = idx;
+    out->name = t->names[idx];
+    out->kind = t->kinds[idx];
+    out->scale = t->scales[idx];
+}
+
+typedef struct rowkey {
+    uint64_t key, ident;
+} rowkey;
+
+static rowkey row_keys(const sch_table *t, const cdch_change *c)
+{
+    uint64_t h = mix((uint64_t)c->op ^ table_hash(c->db, c->table));
+    uint64_t id = h;
+    const cdch_jv *img[2] = {c->before, c->after};
+    for (int i = 0; i < 2; i++) {
+        uint64_t tag = 0x1000 + (uint64_t)i;
+        if (!img[i]) {
+            h = mix(h ^ tag ^ 0xdead);
+            id = mix(id ^ tag ^ 0xdead);
+            continue;
+        }
+        uint64_t sum = 0;
+        size_t best = NONE;
+        const char *bestname = NULL;
+        uint64_t bestval = 0;
+        for (size_t m = 0; m < img[i]->u.obj.n; m++) {
+            rcol r;
+            resolve(t, &img[i]->u.obj.m[m], m, &r);
+            uint64_t vh = value_hash(r.kind, r.scale, r.v);
+            sum += mix(hstr(r.name) ^ vh);
+            bool better = bestname == NULL || (r.idx != NONE && (best == NONE || r.idx < best)) ||
+                          (r.idx == NONE && best == NONE && strcmp(r.name, bestname) < 0);
+            if (better) {
+                best = r.idx;
+                bestname = r.name;
+                bestval = mix(hstr(r.name) ^ vh);
+            }
+        }
+        h = mix(h ^ tag ^ mix(sum));
+        id = mix(id ^ tag ^ bestval);
+    }
+    return (rowkey){h, id};
+}
+
+/* ---- key maps: hash -> chain of expected rows in order ---------------------------------- */
+
+typedef struct kslot {
+    uint64_t h;
+    size_t first, last, head; /* chain; head = first unmatched candidate (lazily advanced) */
+} kslot;
+
+typedef struct kmap {
+    kslot *s;
+    size_t n;
+    size_t *next; /* per expected row */
+} kmap;
+
+static void kmap_init(kmap *m, size_t nrows)
+{
+    m->n = 16;
+    while (m->n < nrows * 2)
+        m->n *= 2;
+    m->s = xcalloc(m->n, sizeof *m->s);
+    for (size_t i = 0; i < m->n; i++)
+        m->s[i].first = NONE;
+    m->next = xcalloc(nrows, sizeof *m->next);
+}
+
+static void kmap_free(kmap *m)
+{
+    free(m->s);
+    free(m->next);
+}
+
+static kslot *kmap_slot(kmap *m, uint64_t h, bool create)
+{
+    size_t i = (size_t)h & (m->n - 1);
+    while (m->s[i].first != NONE) {
+        if (m->s[i].h == h)
+            return &m->s[i];
+        i = (i + 1) & (m->n - 1);
+    }
+    if (!create)
+        return NULL;
+    m->s[i].h = h;
+    return &m->s[i];
+}
+
+static void kmap_add(kmap *m, uint64_t h, size_t row)
+{
+    kslot *s = kmap_slot(m, h, true);
+    m->next[row] = NONE;
+    if (s->first == NONE) {
+        s->first = s->last = s->head = row;
+    } else {
+        m->next[s->last] = row;
+        s->last = row;
+    }
+}
+
+#define SCAN_MAX 4096
+
+/* First unmatched candidate at or after `from`, else the first unmatched
+ * one; NONE when every candidate is matched (*slot_out set when the key exists). */
+static size_t kmap_find(kmap *m, uint64_t h, const unsigned char *matched, size_t from, kslot **slot_out)
+{
+    kslot *s = kmap_slot(m, h, false);
+    *slot_out = s;
+    if (!s)
+        return NONE;
+    while (s->head != NONE && matched[s->head])
+        s->head = m->next[s->head];
+    if (s->head == NONE || s->head >= from)
+        return s->head;
+    size_t steps = 0;
+    for (size_t r = s->head; r != NONE && steps < SCAN_MAX; r = m->next[r], steps++)
+        if (r >= from && !matched[r])
+            return r;
+    return s->head;
+}
+
+/* ---- the diff ----------------------------------------------------------------------------- */
+
+typedef struct ctx {
+    cdch_diff *d;
+    const cdch_change_list *E, *O;
+    const cdch_diff_schema *schema;
+    const cdch_stream_index *idx;
+    size_t *txn_of;          /* expected row -> index into txns */
+    cdch_diff_txn *txns;
+    size_t ntxns;
+    size_t *obs_of;          /* expected row -> first observed index */
+    unsigned char *matched;
+    size_t *exp_of;          /* observed row -> expected row (NONE) */
+    cdch_arena scratch;
+    size_t *ckpt_txn_seen;   /* per txn: already reported a checkpoint problem */
+} ctx;
+
+static const char *adup(cdch_diff *d, const char *s, size_t n)
+{
+    if (!s)
+        return NULL;
+    if (n > 400) {
+        char *p = cdch_arena_alloc(&d->arena, 400 + 8);
+        memcpy(p, s, 400);
+        memcpy(p + 400, "...", 4);
+        return p;
+    }
+    return cdch_arena_memdup(&d->arena, s, n);
+}
+
+static cdch_diff_mismatch *add_mismatch(ctx *c, size_t erow, size_t orow, const char *what)
+{
+    cdch_diff *d = c->d;
+    d->mismatch_total++;
+    if (d->nmismatch >= CDCH_DIFF_KEEP)
+        return NULL;
+    d->mismatch = xrealloc(d->mismatch, (d->nmismatch + 1) * sizeof *d->mismatch);
+    cdch_diff_mismatch *m = &d->mismatch[d->nmismatch++];
+    memset(m, 0, sizeof *m);
+    m->what = what;
+    if (erow != NONE) {
+        const cdch_diff_txn *t = &c->txns[c->txn_of[erow]];
+        m->txn = t->txn;
+        m->exp_line = c->E->items[erow].line;
+        m->compressed = t->compressed;
+    }
+    if (orow != NONE)
+        m->obs_line = c->O->items[orow].line;
+    return m;
+}
+
+/* Compare two rows; record findings when rec. Returns the number of differences. */
+static size_t compare_rows(ctx *c, size_t erow, size_t orow, bool rec)
+{
+    const cdch_change *e = &c->E->items[erow], *o = &c->O->items[orow];
+    const sch_table *t = schema_find(c->schema, e->db, e->table);
+    size_t ndiff = 0;
+    if (e->op != o->op || strcmp(e->db, o->db) != 0 || strcmp(e->table, o->table) != 0) {
+        if (rec) {
+            cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "event differs (op/db/table)");
+            if (m) {
+                char a[600], b[600];
+                snprintf(a, sizeof a, "%s %s.%s", cdch_op_name(e->op), e->db, e->table);
+                snprintf(b, sizeof b, "%s %s.%s", cdch_op_name(o->op), o->db, o->table);
+                m->expected = adup(c->d, a, strlen(a));
+                m->observed = adup(c->d, b, strlen(b));
+            }
+        }
+        return 1;
+    }
+    const cdch_jv *ei[2] = {e->before, e->after}, *oi[2] = {o->before, o->after};
+    static const char *const names[2] = {"before", "after"};
+    for (int i = 0; i < 2; i++) {
+        if (!ei[i] && !oi[i])
+            continue;
+        if (!ei[i] || !oi[i]) {
+            ndiff++;
+            if (rec) {
+                cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "image differs");
+                if (m) {
+                    m->image = names[i];
+                    m->expected = ei[i] ? adup(c->d, ei[i]->raw, ei[i]->raw_len) : "null";
+                    m->observed = oi[i] ? adup(c->d, oi[i]->raw, oi[i]->raw_len) : "null";
+                }
+            }
+            continue;
+        }
+        size_t no = oi[i]->u.obj.n, ne = ei[i]->u.obj.n;
+        rcol *orc = cdch_arena_alloc(&c->scratch, (no ? no : 1) * sizeof *orc);
+        unsigned char *used = cdch_arena_alloc(&c->scratch, no ? no : 1);
+        for (size_t k = 0; k < no; k++)
+            resolve(t, &oi[i]->u.obj.m[k], k, &orc[k]);
+        for (size_t k = 0; k < ne; k++) {
+            rcol er;
+            resolve(t, &ei[i]->u.obj.m[k], k, &er);
+            size_t f = NONE;
+            if (k < no && !used[k] && strcmp(orc[k].name, er.name) == 0)
+                f = k;
+            for (size_t q = 0; f == NONE && q < no; q++)
+                if (!used[q] && strcmp(orc[q].name, er.name) == 0)
+                    f = q;
+            if (f == NONE) {
+                ndiff++;
+                if (rec) {
+                    cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "column missing");
+                    if (m) {
+                        m->image = names[i];
+                        m->column = adup(c->d, er.name, strlen(er.name));
+                        m->expected = adup(c->d, er.v->raw, er.v->raw_len);
+                    }
+                }
+                continue;
+            }
+            used[f] = 1;
+            if (!cdch_diff_value_equal(er.kind, er.scale, er.v, orc[f].v)) {
+                ndiff++;
+                if (rec) {
+                    cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "value differs");
+                    if (m) {
+                        m->image = names[i];
+                        m->column = adup(c->d, er.name, strlen(er.name));
+                        m->expected = adup(c->d, er.v->raw, er.v->raw_len);
+                        m->observed = adup(c->d, orc[f].v->raw, orc[f].v->raw_len);
+                    }
+                }
+            }
+        }
+        for (size_t q = 0; q < no; q++) {
+            if (used[q])
+                continue;
+            ndiff++;
+            if (rec) {
+                cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "unexpected column");
+                if (m) {
+                    m->image = names[i];
+                    m->column = adup(c->d, orc[q].name, strlen(orc[q].name));
+                    m->observed = adup(c->d, orc[q].v->raw, orc[q].v->raw_len);
+                }
+            }
+        }
+    }
+    cdch_arena_reset(&c->scratch);
+    return ndiff;
+}
+
+static void ckpt_fail(ctx *c, size_t ti, size_t orow, const char *msg)
+{
+    cdch_diff *d = c->d;
+    d->ckpt_total++;
+    if (c->ckpt_txn_seen[ti] || d->nckpt >= CDCH_DIFF_KEEP)
+        return;
+    c->ckpt_txn_seen[ti] = 1;
+    d->ckpt = xrealloc(d->ckpt, (d->nckpt + 1) * sizeof *d->ckpt);
+    cdch_diff_ckpt *k = &d->ckpt[d->nckpt++];
+    k->txn = c->txns[ti].txn;
+    k->obs_line = c->O->items[orow].line;
+    k->compressed = c->txns[ti].compressed;
+    k->what = adup(d, msg, strlen(msg));
+}
+
+/* Highest GNO of (uuid, tag) in set s, 0 when absent. */
+static int64_t set_max(const cdch_gtid_set *s, const uint8_t uuid[16], const char *tag)
+{
+    for (size_t i = 0; i < s->n_sids; i++) {
+        const cdch_gtid_sid *sid = &s->sids[i];
+        if (memcmp(sid->uuid, uuid, 16) == 0 && strcmp(sid->tag, tag) == 0 && sid->n_intervals)
+            return sid->intervals[sid->n_intervals - 1].end - 1;
+    }
+    return 0;
+}
+
+static void check_checkpoint(ctx *c, size_t erow, size_t orow)
+{
+    const cdch_change *o = &c->O->items[orow];
+    const cdch_change *e = &c->E->items[erow];
+    size_t ti = c->txn_of[erow];
+    const cdch_diff_txn *t = &c->txns[ti];
+    if (!o->pos_file && !o->gtid)
+        return;
+    c->d->ckpt_rows_checked++;
+    char msg[700];
+    if (o->pos_file && e->pos_file && e->pos >= 0) {
+        uint64_t lo = t->start, hi = (uint64_t)e->pos;
+        if (!lo) {
+            lo = 4;
+            if (ti > 0 && c->txns[ti - 1].file && t->file && strcmp(c->txns[ti - 1].file, t->file) == 0)
+                lo = c->txns[ti - 1].end;
+        }
+        bool file_ok = !o->pos_file[0] || strcmp(o->pos_file, e->pos_file) == 0;
+        if (!file_ok || o->pos < 0 || (uint64_t)o->pos < lo || (uint64_t)o->pos > hi) {
+            snprintf(msg, sizeof msg, "reported pos %s:%lld is outside txn %llu (%s:%llu..%llu)",
+                     o->pos_file[0] ? o->pos_file : "?", (long long)o->pos, (unsigned long long)t->txn,
+                     e->pos_file, (unsigned long long)lo, (unsigned long long)hi);
+            ckpt_fail(c, ti, orow, msg);
+            return;
+        }
+    }
+    if (o->gtid && e->gtid) {
+        cdch_gtid_set es, os;
+        cdch_err err;
+        memset(&es, 0, sizeof es);
+        memset(&os, 0, sizeof os);
+        if (cdch_gtid_set_parse(e->gtid, &c->scratch, &es, &err) != 0 || es.n_sids != 1 ||
+            es.sids[0].n_intervals != 1) {
+            cdch_arena_reset(&c->scratch);
+            return; /* expected GTID we cannot read: nothing to check against */
+        }
+        const cdch_gtid_sid *esid = &es.sids[0];
+        int64_t g = esid->intervals[0].start;
+        bool ok;
+        if (cdch_gtid_set_parse(o->gtid, &c->scratch, &os, &err) != 0) {
+            ok = false;
+        } else if (os.n_sids == 1 && os.sids[0].n_intervals == 1 &&
+                   os.sids[0].intervals[0].end - os.sids[0].intervals[0].start == 1 &&
+                   strrchr(o->gtid, ':') && strchr(strrchr(o->gtid, ':'), '-') == NULL) {
+            ok = memcmp(os.sids[0].uuid, esid->uuid, 16) == 0 && strcmp(os.sids[0].tag, esid->tag) == 0 &&
+                 os.sids[0].intervals[0].start == g;
+        } else {
+            int64_t m = set_max(&os, esid->uuid, esid->tag);
+            ok = m == g || m == g - 1;
+        }
+        cdch_arena_reset(&c->scratch);
+        if (!ok) {
+            snprintf(msg, sizeof msg, "reported gtid '%.200s' is not txn %llu's (%s) nor a set ending there", o->gtid,
+                     (unsigned long long)t->txn, e->gtid);
+            ckpt_fail(c, ti, orow, msg);
+        }
+    }
+}
+
+static void match(ctx *c, size_t erow, size_t orow)
+{
+    c->exp_of[orow] = erow;
+    if (!c->matched[erow]) {
+        c->matched[erow] = 1;
+        c->obs_of[erow] = orow;
+        c->d->matched_rows++;
+    }
+    compare_rows(c, erow, orow, true);
+    check_checkpoint(c, erow, orow);
+}
+
+static void build_txns(ctx *c)
+{
+    const cdch_change_list *E = c->E;
+    c->txn_of = xcalloc(E->n, sizeof *c->txn_of);
+    c->txns = xcalloc(E->n ? E->n : 1, sizeof *c->txns);
+    for (size_t i = 0; i < E->n; i++) {
+        const cdch_change *e = &E->items[i];
+        bool same = false;
+        if (c->ntxns) {
+            const cdch_change *p = &E->items[i - 1];
+            if (e->txn || p->txn)
+                same = e->txn == p->txn;
+            else
+                same = p->pos == e->pos && ((!p->gtid && !e->gtid) || (p->gtid && e->gtid && !strcmp(p->gtid, e->gtid))) &&
+                       ((!p->pos_file && !e->pos_file) || (p->pos_file && e->pos_file && !strcmp(p->pos_file, e->pos_file)));
+        }
+        if (!same) {
+            cdch_diff_txn *t = &c->txns[c->ntxns++];
+            t->txn = e->txn ? e->txn : c->ntxns;
+            t->gtid = e->gtid ? adup(c->d, e->gtid, strlen(e->gtid)) : NULL;
+            t->file = e->pos_file ? adup(c->d, e->pos_file, strlen(e->pos_file)) : NULL;
+            t->end = e->pos >= 0 ? (uint64_t)e->pos : 0;
+            t->compressed = e->compressed == 1;
+            t->exp_line = e->line;
+            const cdch_txn_loc *loc = e->txn ? cdch_stream_index_txn(c->idx, e->txn) : NULL;
+            if (loc && (!t->file || strcmp(loc->file, t->file) == 0)) {
+                t->start = loc->start;
+                t->body_pos = loc->body_pos;
+                t->body_type = loc->body_type;
+            }
+        }
+        c->txn_of[i] = c->ntxns - 1;
+        c->txns[c->ntxns - 1].rows_total++;
+    }
+    c->d->expected_txns = c->ntxns;
+}
+
+static void add_dup(ctx *c, size_t cand, size_t orow)
+{
+    cdch_diff *d = c->d;
+    d->dup_total++;
+    if (d->ndup >= CDCH_DIFF_KEEP)
+        return;
+    d->dup = xrealloc(d->dup, (d->ndup + 1) * sizeof *d->dup);
+    cdch_diff_dup *x = &d->dup[d->ndup++];
+    const cdch_diff_txn *t = &c->txns[c->txn_of[cand]];
+    x->txn = t->txn;
+    x->compressed = t->compressed;
+    x->exp_line = c->E->items[cand].line;
+    x->obs_line = c->O->items[orow].line;
+    x->first_obs_line = c->obs_of[cand] != NONE ? c->O->items[c->obs_of[cand]].line : 0;
+}
+
+static void add_reorder(ctx *c, size_t erow, size_t orow, size_t cursor)
+{
+    cdch_diff *d = c->d;
+    d->reorder_total++;
+    if (d->nreorder >= CDCH_DIFF_KEEP)
+        return;
+    d->reorder = xrealloc(d->reorder, (d->nreorder + 1) * sizeof *d->reorder);
+    cdch_diff_reorder *r = &d->reorder[d->nreorder++];
+    const cdch_diff_txn *t = &c->txns[c->txn_of[erow]];
+    r->txn = t->txn;
+    r->compressed = t->compressed;
+    r->after_txn = cursor ? c->txns[c->txn_of[cursor - 1]].txn : 0;
+    r->exp_line = c->E->items[erow].line;
+    r->obs_line = c->O->items[orow].line;
+}
+
+/* The matched candidate nearest before the cursor (for naming a duplicate). */
+static size_t dup_candidate(kmap *m, kslot *s, size_t cursor)
+{
+    size_t best = s->first, steps = 0;
+    for (size_t r = s->first; r != NONE && steps < SCAN_MAX; r = m->next[r], steps++)
+        if (r < cursor)
+            best = r;
+    return best;
+}
+
+static bool same_event(const cdch_change *a, const cdch_change *b)
+{
+    return a->op == b->op && strcmp(a->db, b->db) == 0 && strcmp(a->table, b->table) == 0;
+}
+
+static void find_missing(ctx *c)
+{
+    cdch_diff *d = c->d;
+    size_t n = c->E->n, nt = c->ntxns;
+    size_t last = NONE; /* last matched expected row */
+    for (size_t i = n; i-- > 0;)
+        if (c->matched[i]) {
+            last = i;
+            break;
+        }
+    if (last != NONE)
+        d->last_txn_seen = c->txns[c->txn_of[last]].txn;
+    size_t *first = xcalloc(nt + 1, sizeof *first);  /* first expected row of each txn */
+    size_t *tmin = xcalloc(nt + 1, sizeof *tmin);    /* min / max observed index of its rows */
+    size_t *tmax = xcalloc(nt + 1, sizeof *tmax);
+    size_t *tmiss = xcalloc(nt + 1, sizeof *tmiss);
+    size_t *after_min = xcalloc(nt + 1, sizeof *after_min); /* min observed index of txns > t */
+    for (size_t t = 0; t <= nt; t++)
+        tmin[t] = tmax[t] = after_min[t] = NONE;
+    for (size_t i = n; i-- > 0;)
+        first[c->txn_of[i]] = i;
+    for (size_t i = 0; i < n; i++) {
+        size_t t = c->txn_of[i];
+        if (!c->matched[i]) {
+            tmiss[t]++;
+            continue;
+        }
+        size_t o = c->obs_of[i];
+        if (tmin[t] == NONE || o < tmin[t])
+            tmin[t] = o;
+        if (tmax[t] == NONE || o > tmax[t])
+            tmax[t] = o;
+    }
+    for (size_t t = nt; t-- > 1;) { /* after_min[t-1] = min(after_min[t], tmin[t]) */
+        size_t m = after_min[t];
+        if (tmin[t] != NONE && (m == NONE || tmin[t] < m))
+            m = tmin[t];
+        after_min[t - 1] = m;
+    }
+    size_t before_max = NONE; /* max observed index of txns < t */
+    for (size_t t = 0; t < nt; t++) {
+        if (!tmiss[t]) {
+            d->complete_txns++;
+        } else {
+            cdch_diff_txn x = c->txns[t];
+            x.rows_missing = tmiss[t];
+            size_t later = after_min[t];
+            bool inner = false; /* a matched row after a missing one inside this txn */
+            bool seen_missing = false;
+            size_t inner_at = NONE;
+            for (size_t i = first[t]; i < n && c->txn_of[i] == t; i++) {
+                if (!c->matched[i])
+                    seen_missing = true;
+                else if (seen_missing) {
+                    inner = true;
+                    if (inner_at == NONE || c->obs_of[i] < inner_at)
+                        inner_at = c->obs_of[i];
+                }
+            }
+            x.hole = later != NONE || inner;
+            size_t lo = before_max == NONE ? 0 : before_max + 1;
+            size_t hi = NONE;
+            if (x.hole)
+                hi = later != NONE && (inner_at == NONE || later < inner_at) ? later : inner_at;
+            for (size_t k = 0; k < c->O->nctl; k++) {
+                const cdch_ctl *ctl = &c->O->ctl[k];
+                if (ctl->kind == CDCH_CTL_ERROR && ctl->at >= lo && (hi == NONE || ctl->at <= hi)) {
+                    x.reported = adup(d, ctl->message, strlen(ctl->message));
+                    break;
+                }
+            }
+            if (x.hole)
+                d->holes++;
+            else
+                d->tail++;
+            d->missing_rows += tmiss[t];
+            d->missing = xrealloc(d->missing, (d->nmissing + 1) * sizeof *d->missing);
+            d->missing[d->nmissing++] = x;
+        }
+        if (tmax[t] != NONE && (before_max == NONE || tmax[t] > before_max))
+            before_max = tmax[t];
+    }
+    free(first);
+    free(tmin);
+    free(tmax);
+    free(tmiss);
+    free(after_min);
+}
+
+cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O, const cdch_diff_schema *schema,
+                         const cdch_stream_index *idx)
+{
+    cdch_diff *d = xcalloc(1, sizeof *d);
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.E = E;
+    c.O = O;
+    c.schema = schema;
+    c.idx = idx;
+    d->expected_rows = E->n;
+    d->observed_rows = O->n;
+    build_txns(&c);
+    c.obs_of = xcalloc(E->n, sizeof *c.obs_of);
+    c.matched = xcalloc(E->n, 1);
+    c.exp_of = xcalloc(O->n, sizeof *c.exp_of);
+    c.ckpt_txn_seen = xcalloc(c.ntxns ? c.ntxns : 1, sizeof *c.ckpt_txn_seen);
+    for (size_t i = 0; i < E->n; i++)
+        c.obs_of[i] = NONE;
+
+    kmap keys, idents;
+    kmap_init(&keys, E->n);
+    kmap_init(&idents, E->n);
+    rowkey *ek = xcalloc(E->n, sizeof *ek);
+    for (size_t i = 0; i < E->n; i++) {
+        const cdch_change *e = &E->items[i];
+        ek[i] = row_keys(schema_find(schema, e->db, e->table), e);
+        kmap_add(&keys, ek[i].key, i);
+        kmap_add(&idents, ek[i].ident, i);
+    }
+
+    size_t cur = 0;
+    for (size_t o = 0; o < O->n; o++) {
+        const cdch_change *ob = &O->items[o];
+        c.exp_of[o] = NONE;
+        rowkey ok = row_keys(schema_find(schema, ob->db, ob->table), ob);
+        while (cur < E->n && c.matched[cur])
+            cur++;
+        /* (a) the row at the cursor */
+        if (cur < E->n && ek[cur].key == ok.key && compare_rows(&c, cur, o, false) == 0) {
+            match(&c, cur, o);
+            cur++;
+            continue;
+        }
+        /* (b) same key elsewhere */
+        kslot *s;
+        size_t j = kmap_find(&keys, ok.key, c.matched, cur, &s);
+        if (j == NONE && s) {
+            size_t cand = dup_candidate(&keys, s, cur);
+            add_dup(&c, cand, o);
+            c.exp_of[o] = cand;
+            continue;
+        }
+        /* (c) the cursor row with the same identity: values differ */
+        if (j == NONE && cur < E->n && ek[cur].ident == ok.ident && same_event(&E->items[cur], ob)) {
+            match(&c, cur, o);
+            cur++;
+            continue;
+        }
+        /* (d) same identity elsewhere */
+        if (j == NONE) {
+            kslot *is;
+            j = kmap_find(&idents, ok.ident, c.matched, cur, &is);
+            if (j != NONE && !same_event(&E->items[j], ob))
+                j = NONE;
+        }
+        if (j != NONE) {
+            if (j < cur)
+                add_reorder(&c, j, o, cur);
+            match(&c, j, o);
+            if (j >= cur)
+                cur = j + 1;
+            continue;
+        }
+        /* (e) same table and op as the cursor row */
+        if (cur < E->n && same_event(&E->items[cur], ob)) {
+            match(&c, cur, o);
+            cur++;
+            continue;
+        }
+        /* (f) nothing like it was expected */
+        cdch_diff_mismatch *m = add_mismatch(&c, NONE, o, "unexpected event");
+        if (m)
+            m->observed = adup(d, ob->text, ob->text_len);
+    }
+    find_missing(&c);
+
+    kmap_free(&keys);
+    kmap_free(&idents);
+    free(ek);
+    free(c.txn_of);
+    free(c.txns);
+    free(c.obs_of);
+    free(c.matched);
+    free(c.exp_of);
+    free(c.ckpt_txn_seen);
+    cdch_arena_free(&c.scratch);
+    return d;
+}
+
+void cdch_diff_free(cdch_diff *d)
+{
+    if (!d)
+        return;
+    free(d->missing);
+    free(d->mismatch);
+    free(d->dup);
+    free(d->reorder);
+    free(d->ckpt);
+    cdch_arena_free(&d->arena);
+    free(d);
+}
+
+void cdch_diff_txn_where(const cdch_diff_txn *t, char *buf, size_t bufsz)
+{
+    if (t->body_type)
+        snprintf(buf, bufsz, "%s at %s:%llu, txn %llu..%llu", cdch_event_type_name(t->body_type),
+                 t->file ? t->file : "?", (unsigned long long)t->body_pos, (unsigned long long)t->start,
+                 (unsigned long long)t->end);
+    else
+        snprintf(buf, bufsz, "ending at %s:%llu", t->file ? t->file : "?", (unsigned long long)t->end);
+}

@@ -1,0 +1,177 @@
+/* diff.h — expected vs observed change events: alignment, value
+ * comparison by column type, checkpoint checks.
+ *
+ * Owns: a cdch_diff_schema (column comparison kinds per table, built from a
+ * scenario; the scenario is not kept) and a cdch_diff (the findings, their
+ * strings in its own arena). Neither keeps the change lists: findings copy
+ * what they show.
+ *
+ * Alignment is linear in the number of events. Each row gets a key (op,
+ * db, table and the normalised values of every exactly-compared column;
+ * FLOAT/DOUBLE/JSON/VECTOR only by presence) and an identity (op, db, table
+ * and the first column of each image, usually the primary key). Observed
+ * rows are walked in order against a cursor in the expected rows: equal to
+ * the row at the cursor -> in order; else the first unmatched expected row
+ * with the same key (then identity) -> a jump forward (rows in between are
+ * pending: missing unless they come later, which is a reorder) or a
+ * reorder; a key whose rows were all matched -> duplicate; else, same
+ * op/db/table as the cursor row -> that row with differing values; else an
+ * unexpected event. Every matched pair is compared column by column.
+ * Results are lifted to transactions (expected.jsonl's "txn"): missing
+ * transactions are holes (a later transaction arrived: the consumer went
+ * on) or the tail (nothing after them arrived).
+ *
+ * Alignment does not group observed rows by GTID: a consumer whose GTIDs
+ * are wrong would then be misaligned, and wrong GTIDs are exactly what the
+ * checkpoint check must report. GTIDs and positions are checked per
+ * aligned row instead.
+ *
+ * Value comparison by column type (section 4 of design.md):
+ *   integer types, YEAR, BIT   exact (JSON number or decimal string)
+ *   DECIMAL(p,s)               exact after padding/trimming fraction zeros to s;
+ *                              "1.25E+1" forms accepted
+ *   FLOAT                      relative 1e-6 (float precision)
+ *   DOUBLE                     relative 1e-15
+ *   DATE/DATETIME/TIMESTAMP    strings, fraction trailing zeros ignored
+ *   TIME                       same, and hour leading zeros ignored
+ *   JSON                       structurally (object key order irrelevant)
+ *   SET                        labels as a set
+ *   GEOMETRY                   srid exact, wkb hex case-insensitive
+ *   VECTOR                     element-wise at float precision
+ *   everything else            exact (strings byte-exact, {"base64":...} exact)
+ * Columns named "@1", "@2", ... are mapped to names by the schema.
+ *
+ * Checkpoints: a row's reported pos must name its transaction's file and
+ * lie within [start of its transaction, end of its transaction] (start from
+ * the stream index; without one, the end of the previous expected
+ * transaction in that file, or 4); a reported GTID must be the
+ * transaction's GTID, or a GTID set whose highest GNO for that server is the
+ * transaction's or the one before.
+ */
+#ifndef CDCH_DIFF_H
+#define CDCH_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "events.h"
+#include "scenario.h"
+#include "streamidx.h"
+
+/* ---- schema ------------------------------------------------------------------ */
+
+typedef enum cdch_cmp_kind {
+    CDCH_CMP_GENERIC = 0, /* unknown column: structural, numbers by value */
+    CDCH_CMP_EXACT,       /* strings, binary, ENUM */
+    CDCH_CMP_INT,
+    CDCH_CMP_DECIMAL,
+    CDCH_CMP_FLOAT,
+    CDCH_CMP_DOUBLE,
+    CDCH_CMP_TEMPORAL,
+    CDCH_CMP_TIME,
+    CDCH_CMP_JSON,
+    CDCH_CMP_SET,
+    CDCH_CMP_GEOMETRY,
+    CDCH_CMP_VECTOR,
+} cdch_cmp_kind;
+
+typedef struct cdch_diff_schema cdch_diff_schema;
+
+cdch_diff_schema *cdch_diff_schema_new(void);
+/* Add a table; columns in binlog order. */
+void cdch_diff_schema_add_table(cdch_diff_schema *s, const char *db, const char *table, size_t ncols,
+                                const char *const *names, const cdch_cmp_kind *kinds, const int *scales);
+/* Every table of a scenario. */
+cdch_diff_schema *cdch_diff_schema_from_scenario(const cdch_scenario *sc);
+void cdch_diff_schema_free(cdch_diff_schema *s); /* accepts NULL */
+
+/* Compare one value of a column of kind k (scale: DECIMAL's). True if
+ * equal. Either may be NULL (absent). Exposed for tests. */
+bool cdch_diff_value_equal(cdch_cmp_kind k, int scale, const cdch_jv *expected, const cdch_jv *observed);
+
+/* ---- findings ------------------------------------------------------------------ */
+
+typedef struct cdch_diff_txn {
+    uint64_t txn;          /* expected.jsonl "txn" */
+    const char *gtid;      /* NULL when none */
+    const char *file;      /* its file */
+    uint64_t start;        /* offset of its GTID event (0 when unknown) */
+    uint64_t end;          /* end position (expected pos) */
+    uint64_t body_pos;     /* first event after the GTID (0 when unknown) */
+    uint8_t body_type;     /* its type (0 when unknown) */
+    bool compressed;
+    size_t rows_total;
+    size_t rows_missing;   /* for missing entries */
+    uint64_t exp_line;     /* line of its first row in expected.jsonl */
+    bool hole;             /* missing, and a later transaction arrived */
+    const char *reported;  /* the consumer's error message around it (NULL: none) */
+} cdch_diff_txn;
+
+typedef struct cdch_diff_mismatch {
+    uint64_t txn;
+    uint64_t exp_line, obs_line; /* 0 when there is no such line */
+    const char *what;     /* "value differs", "column missing", "unexpected column", "image differs",
+                           * "unexpected event" */
+    const char *image;    /* "before" / "after" / NULL */
+    const char *column;   /* NULL for whole-row findings */
+    const char *expected; /* JSON text (NULL: absent) */
+    const char *observed;
+    bool compressed;
+} cdch_diff_mismatch;
+
+typedef struct cdch_diff_dup {
+    uint64_t txn;
+    uint64_t exp_line, obs_line, first_obs_line;
+    bool compressed;
+} cdch_diff_dup;
+
+typedef struct cdch_diff_reorder {
+    uint64_t txn;       /* the transaction that arrived late */
+    uint64_t after_txn; /* the transaction it arrived after */
+    uint64_t exp_line, obs_line;
+    bool compressed;
+} cdch_diff_reorder;
+
+typedef struct cdch_diff_ckpt {
+    uint64_t txn;
+    uint64_t obs_line;
+    bool compressed;
+    const char *what;   /* e.g. "pos binlog.000001:0 is outside txn 5 (binlog.000001:1700..1926)" */
+} cdch_diff_ckpt;
+
+#define CDCH_DIFF_KEEP 1000 /* findings kept per kind (counts are exact) */
+
+typedef struct cdch_diff {
+    size_t expected_rows, observed_rows, matched_rows;
+    size_t expected_txns, complete_txns;
+    uint64_t last_txn_seen;          /* highest expected txn with a matched row (0: none) */
+    size_t nmissing;                 /* transactions with missing rows (all kept) */
+    cdch_diff_txn *missing;
+    size_t holes, tail;              /* missing transactions that are holes / the tail */
+    size_t missing_rows;
+    size_t nmismatch, mismatch_total;
+    cdch_diff_mismatch *mismatch;
+    size_t ndup, dup_total;
+    cdch_diff_dup *dup;
+    size_t nreorder, reorder_total;
+    cdch_diff_reorder *reorder;
+    size_t nckpt, ckpt_total;
+    cdch_diff_ckpt *ckpt;
+    size_t ckpt_rows_checked;        /* rows that reported a pos or gtid */
+    cdch_arena arena;
+} cdch_diff;
+
+/* Diff expected against observed. schema and idx may be NULL. Never fails
+ * (returns a diff; allocation failure aborts). */
+cdch_diff *cdch_diff_run(const cdch_change_list *expected, const cdch_change_list *observed,
+                         const cdch_diff_schema *schema, const cdch_stream_index *idx);
+void cdch_diff_free(cdch_diff *d); /* accepts NULL */
+
+/* Where a transaction is, into buf: "Transaction_payload at binlog.000001:1614,
+ * txn 1535..1829" (its first event after the GTID, and the GTID..end span),
+ * or "ending at binlog.000001:1829" without a stream index. */
+void cdch_diff_txn_where(const cdch_diff_txn *t, char *buf, size_t bufsz);
+
+#endif

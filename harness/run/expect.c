@@ -1,0 +1,231 @@
+/* expect.c — expectations for run cells: default, manifest, file, baseline. */
+#include "expect.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "events.h"
+
+typedef struct rule {
+    char *consumer, *scenario, *mode; /* "*" = any */
+    cdch_verdict v;
+    unsigned line;
+    bool baseline;
+} rule;
+
+struct cdch_expect {
+    cdch_verdict def;
+    bool manifests;
+    rule *rules;
+    size_t n;
+    char *file, *baseline;
+};
+
+cdch_expect *cdch_expect_new(void)
+{
+    cdch_expect *e = calloc(1, sizeof *e);
+    if (!e) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    e->def = CDCH_VERDICT_PASS;
+    return e;
+}
+
+void cdch_expect_free(cdch_expect *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->rules[i].consumer);
+        free(e->rules[i].scenario);
+        free(e->rules[i].mode);
+    }
+    free(e->rules);
+    free(e->file);
+    free(e->baseline);
+    free(e);
+}
+
+void cdch_expect_set_default(cdch_expect *e, cdch_verdict v) { e->def = v; }
+void cdch_expect_use_manifests(cdch_expect *e, bool on) { e->manifests = on; }
+
+static char *dup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return d;
+}
+
+static void add_rule(cdch_expect *e, const char *c, const char *s, const char *m, cdch_verdict v, unsigned line,
+                     bool baseline)
+{
+    rule *r = realloc(e->rules, (e->n + 1) * sizeof *r);
+    if (!r) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    e->rules = r;
+    e->rules[e->n++] = (rule){dup(c), dup(s), dup(m), v, line, baseline};
+}
+
+int cdch_expect_load_file(cdch_expect *e, const char *path, cdch_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char line[2048];
+    unsigned ln = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        char *h = strchr(line, '#');
+        if (h)
+            *h = '\0';
+        char *tok[5];
+        int nt = 0;
+        for (char *t = strtok(line, " \t\r\n"); t && nt < 5; t = strtok(NULL, " \t\r\n"))
+            tok[nt++] = t;
+        if (nt == 0)
+            continue;
+        if (nt != 4) {
+            fclose(f);
+            return cdch_err_set(err, "%s:%u: expected 'CONSUMER SCENARIO MODE VERDICT' (4 fields), found %d", path,
+                                ln, nt);
+        }
+        cdch_verdict v;
+        if (cdch_verdict_parse(tok[3], &v) != 0) {
+            fclose(f);
+            return cdch_err_set(err, "%s:%u: unknown verdict '%s' (%s)", path, ln, tok[3], cdch_verdict_names());
+        }
+        if (strcmp(tok[2], "*") && strcmp(tok[2], "compressed") && strcmp(tok[2], "uncompressed") &&
+            strcmp(tok[2], "flip")) {
+            fclose(f);
+            return cdch_err_set(err, "%s:%u: unknown mode '%s' (compressed, uncompressed, flip or *)", path, ln,
+                                tok[2]);
+        }
+        add_rule(e, tok[0], tok[1], tok[2], v, ln, false);
+    }
+    fclose(f);
+    free(e->file);
+    e->file = dup(path);
+    return 0;
+}
+
+int cdch_expect_load_baseline(cdch_expect *e, const char *path, cdch_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    cdch_buf b = CDCH_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cdch_put_bytes(&b, chunk, n);
+    fclose(f);
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_jv *root;
+    const char *text = cdch_buf_cstr(&b);
+    if (cdch_jv_parse(text, b.len, &a, &root, err) != 0) {
+        cdch_err_wrap(err, "%s: not a JSON report: ", path);
+        cdch_arena_free(&a);
+        cdch_buf_free(&b);
+        return -1;
+    }
+    const cdch_jv *cells = cdch_jv_get(root, "cells");
+    int rc = 0;
+    if (!cells || cells->type != CDCH_JV_ARRAY) {
+        rc = cdch_err_set(err, "%s: no \"cells\" list (a report.json written by `cdcharness run`?)", path);
+    } else {
+        for (size_t i = 0; i < cells->u.arr.n; i++) {
+            const cdch_jv *c = cells->u.arr.items[i];
+            const cdch_jv *con = cdch_jv_get(c, "consumer"), *sc = cdch_jv_get(c, "scenario"),
+                          *mo = cdch_jv_get(c, "mode"), *ve = cdch_jv_get(c, "verdict");
+            cdch_verdict v;
+            if (!con || !sc || !mo || !ve || con->type != CDCH_JV_STRING || sc->type != CDCH_JV_STRING ||
+                mo->type != CDCH_JV_STRING || ve->type != CDCH_JV_STRING || cdch_verdict_parse(ve->u.str.ptr, &v) != 0) {
+                rc = cdch_err_set(err, "%s: cell %zu lacks consumer/scenario/mode/verdict", path, i + 1);
+                break;
+            }
+            add_rule(e, con->u.str.ptr, sc->u.str.ptr, mo->u.str.ptr, v, (unsigned)i + 1, true);
+        }
+    }
+    cdch_arena_free(&a);
+    cdch_buf_free(&b);
+    if (rc == 0) {
+        free(e->baseline);
+        e->baseline = dup(path);
+    }
+    return rc;
+}
+
+static bool match_consumer(const char *pat, const cdch_cell *c)
+{
+    if (strcmp(pat, "*") == 0)
+        return true;
+    const char *at = strchr(pat, '@');
+    size_t fl = strlen(c->family);
+    if (!at)
+        return strcmp(pat, c->family) == 0;
+    return (size_t)(at - pat) == fl && strncmp(pat, c->family, fl) == 0 && strcmp(at + 1, c->version) == 0;
+}
+
+static bool match_scenario(const char *pat, const cdch_cell *c)
+{
+    if (strcmp(pat, "*") == 0 || strcmp(pat, c->scenario) == 0)
+        return true;
+    const char *base = strrchr(c->scenario_path, '/');
+    base = base ? base + 1 : c->scenario_path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+        n -= 5;
+    return strlen(pat) == n && strncmp(pat, base, n) == 0;
+}
+
+size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+        cdch_cell *c = cdch_run_cell(r, i);
+        const rule *base = NULL, *file = NULL;
+        for (size_t k = 0; k < e->n; k++) {
+            const rule *ru = &e->rules[k];
+            if (!match_consumer(ru->consumer, c) || !match_scenario(ru->scenario, c) ||
+                (strcmp(ru->mode, "*") != 0 && strcmp(ru->mode, c->mode) != 0))
+                continue;
+            if (ru->baseline && !base)
+                base = ru;
+            else if (!ru->baseline && !file)
+                file = ru;
+        }
+        if (e->baseline) {
+            c->expected = base ? base->v : CDCH_VERDICT_PASS;
+            snprintf(c->expect_source, sizeof c->expect_source, "baseline%s", base ? "" : " (new cell)");
+            c->meets = !cdch_verdict_worse(c->verdict, c->expected);
+        } else if (file) {
+            c->expected = file->v;
+            snprintf(c->expect_source, sizeof c->expect_source, "%s:%u", e->file, file->line);
+            c->meets = c->verdict == file->v;
+        } else {
+            const cdch_manifest_version *mv = e->manifests ? cdch_run_cell_version(r, c) : NULL;
+            const char *mexp = mv ? cdch_manifest_expect(mv, c->mode) : NULL;
+            cdch_verdict v;
+            if (mexp && cdch_verdict_parse(mexp, &v) == 0) {
+                c->expected = v;
+                snprintf(c->expect_source, sizeof c->expect_source, "manifest");
+            } else {
+                c->expected = e->def;
+                snprintf(c->expect_source, sizeof c->expect_source, "default");
+            }
+            c->meets = c->verdict == c->expected;
+        }
+        if (!c->meets)
+            bad++;
+    }
+    return bad;
+}

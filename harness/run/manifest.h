@@ -1,0 +1,72 @@
+/* manifest.h — consumers/<family>/manifest.yaml (consumers/README.md):
+ * a consumer family's pinned versions, setup and run commands; and
+ * FAMILY[@VERSION] resolution over the consumer directories.
+ *
+ * Owns: a cdch_manifest owns every string and array in it (free with
+ * cdch_manifest_free). Errors are "PATH:LINE:COL: message"; resolution
+ * errors list what exists ("unknown consumer family 'x' in consumers/;
+ * known: go-mysql, zongji").
+ *
+ * Keys: family (must equal the folder name), language, source (server |
+ * files, default server), versions (list of {version, expect:{mode:
+ * verdict}, source (overrides the family's)} or plain version strings), setup (command list, optional), run
+ * (command list, required; "{cache}" in any word is replaced by the
+ * version's cache directory), startup_timeout (seconds, default 60),
+ * server_auth (mysql_native_password | caching_sha2_password, the plugin of
+ * the fake primary's replication account; default caching_sha2_password, as
+ * MySQL 8; also per version).
+ * Unknown keys are ignored (adapters may carry notes for humans).
+ */
+#ifndef CDCH_MANIFEST_H
+#define CDCH_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+typedef struct cdch_manifest_version {
+    char *version;
+    char *expect_uncompressed; /* verdict names from `expect`, NULL when not given */
+    char *expect_compressed;
+    char *expect_flip;
+    int source;                /* -1: the family's `source`; 0 server, 1 files (a per-version `source`) */
+    int native_auth;           /* -1: the family's `server_auth`; 1 mysql_native_password, 0 caching_sha2 */
+} cdch_manifest_version;
+
+typedef struct cdch_manifest {
+    char *path;            /* the manifest file */
+    char *dir;             /* its folder (absolute): where setup and run are run */
+    char *family;
+    char *language;        /* NULL when not given */
+    bool files_source;     /* source: files */
+    size_t nversions;
+    cdch_manifest_version *versions;
+    size_t nsetup;
+    char **setup;          /* NULL-terminated; nsetup == 0: nothing to install */
+    size_t nrun;
+    char **run;            /* NULL-terminated */
+    double startup_timeout;
+    bool native_auth;      /* server_auth: mysql_native_password (default caching_sha2_password) */
+} cdch_manifest;
+
+cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);
+void cdch_manifest_free(cdch_manifest *m); /* accepts NULL */
+
+/* Find family's manifest in the first of dirs holding <dir>/<family>/manifest.yaml. */
+cdch_manifest *cdch_manifest_find(const char *const *dirs, size_t ndirs, const char *family, cdch_err *err);
+
+/* The pinned version, or NULL with err listing the pinned versions. */
+const cdch_manifest_version *cdch_manifest_find_version(const cdch_manifest *m, const char *version, cdch_err *err);
+
+/* Whether version v reads files (its own `source`, else the family's). */
+bool cdch_manifest_files_source(const cdch_manifest *m, const cdch_manifest_version *v);
+
+/* Whether version v's fake primary announces mysql_native_password. */
+bool cdch_manifest_native_auth(const cdch_manifest *m, const cdch_manifest_version *v);
+
+/* The expectation the manifest records for a mode ("compressed",
+ * "uncompressed", "flip"), NULL when none. */
+const char *cdch_manifest_expect(const cdch_manifest_version *v, const char *mode);
+
+#endif

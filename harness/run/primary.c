@@ -1,0 +1,91 @@
+/* primary.c — run-cell wrapper around the fake primary (server.h). */
+#include "primary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CDCH_HAVE_SERVER
+#include "server.h"
+
+struct cdch_primary {
+    cdch_server *srv;
+};
+
+cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err)
+{
+    cdch_server_opts o;
+    memset(&o, 0, sizeof o);
+    o.bind = "127.0.0.1";
+    o.port = 0;
+    o.user = CDCH_PRIMARY_USER;
+    o.password = CDCH_PRIMARY_PASSWORD;
+    o.auth = native_auth ? CDCH_AUTH_NATIVE : CDCH_AUTH_CACHING_SHA2;
+    cdch_server *srv = cdch_server_new(s, stream_dir, &o, err);
+    if (!srv) {
+        cdch_err_wrap(err, "fake primary: ");
+        return NULL;
+    }
+    if (cdch_server_start(srv, err) != 0) {
+        cdch_err_wrap(err, "fake primary: ");
+        cdch_server_free(srv);
+        return NULL;
+    }
+    cdch_primary *p = calloc(1, sizeof *p);
+    if (!p) {
+        cdch_server_free(srv);
+        cdch_err_set(err, "out of memory");
+        return NULL;
+    }
+    p->srv = srv;
+    return p;
+}
+
+uint16_t cdch_primary_port(const cdch_primary *p) { return cdch_server_port(p->srv); }
+
+uint64_t cdch_primary_events_sent(cdch_primary *p)
+{
+    cdch_server_stats st;
+    cdch_server_get_stats(p->srv, &st);
+    return st.events_sent;
+}
+
+void cdch_primary_stop(cdch_primary *p)
+{
+    if (!p)
+        return;
+    cdch_server_free(p->srv);
+    free(p);
+}
+
+#else /* no server library */
+
+struct cdch_primary {
+    int unused;
+};
+
+cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err)
+{
+    (void)s;
+    (void)stream_dir;
+    (void)native_auth;
+    cdch_err_set(err, "this cdcharness was built without the fake primary (harness/server): "
+                      "`source: server` adapters cannot run; rebuild once harness/server is complete");
+    return NULL;
+}
+
+uint16_t cdch_primary_port(const cdch_primary *p)
+{
+    (void)p;
+    return 0;
+}
+
+uint64_t cdch_primary_events_sent(cdch_primary *p)
+{
+    (void)p;
+    return 0;
+}
+
+void cdch_primary_stop(cdch_primary *p) { free(p); }
+
+#endif

@@ -1,0 +1,33 @@
+/* primary.h — the fake MySQL primary for one run cell: the in-process
+ * server of harness/server (server.h) on a free loopback port, serving one
+ * generated stream.
+ *
+ * Owns: the cdch_primary and the cdch_server inside it. The scenario and the
+ * stream directory are the caller's and must outlive it.
+ *
+ * When the harness is built without the server library (CDCH_HAVE_SERVER
+ * undefined), cdch_primary_start fails with a message saying so, and only
+ * `source: server` cells are affected (they get harness-error).
+ */
+#ifndef CDCH_PRIMARY_H
+#define CDCH_PRIMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "scenario.h"
+
+#define CDCH_PRIMARY_USER "cdch"
+#define CDCH_PRIMARY_PASSWORD "cdch"
+
+typedef struct cdch_primary cdch_primary;
+
+/* native_auth: the account uses mysql_native_password (else caching_sha2_password). */
+cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err);
+uint16_t cdch_primary_port(const cdch_primary *p);
+/* Events sent to clients so far (all dump connections, heartbeats included). */
+uint64_t cdch_primary_events_sent(cdch_primary *p);
+void cdch_primary_stop(cdch_primary *p); /* stops and frees; accepts NULL */
+
+#endif

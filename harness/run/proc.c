@@ -1,0 +1,405 @@
+/* proc.c — fork/exec in a new process group, non-blocking pipes, poll. */
+#define _GNU_SOURCE /* pipe2 */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+
+extern char **environ;
+
+static volatile sig_atomic_t g_interrupted;
+
+void cdch_proc_interrupt(void) { g_interrupted = 1; }
+bool cdch_proc_interrupted(void) { return g_interrupted != 0; }
+
+struct cdch_proc {
+    pid_t pid;
+    int out_fd, err_fd; /* -1 once at EOF */
+    bool exited;        /* reaped */
+    int status, signal;
+    cdch_buf out;       /* partial stdout line */
+    cdch_buf err;       /* stderr tail (up to 2x the tail size, trimmed) */
+    FILE *stderr_copy;
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool has_name(char *const *env, const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
+    for (size_t i = 0; env && env[i]; i++)
+        if (strncmp(env[i], entry, n) == 0 && env[i][n] == '=')
+            return true;
+    return false;
+}
+
+static const char *env_get(char *const *env, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; env && env[i]; i++)
+        if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+            return env[i] + n + 1;
+    return getenv(name);
+}
+
+/* Resolve a bare command name through PATH. */
+static int resolve(const char *name, char *const *env, char *out, size_t outsz, cdch_err *err)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, outsz, "%s", name);
+        return 0;
+    }
+    const char *path = env_get(env, "PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    const char *p = path;
+    while (*p) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        snprintf(out, outsz, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
+        if (access(out, X_OK) == 0)
+            return 0;
+        p += n;
+        if (*p == ':')
+            p++;
+    }
+    return cdch_err_set(err, "cannot run '%s': not found in PATH (%s)", name, path);
+}
+
+cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
+{
+    if (!o->argv || !o->argv[0]) {
+        cdch_err_set(err, "empty command");
+        return NULL;
+    }
+    char exe[PATH_MAX];
+    if (resolve(o->argv[0], o->env, exe, sizeof exe, err) != 0)
+        return NULL;
+    /* environment: the harness's minus overridden names, plus o->env */
+    size_t n = 0, k = 0;
+    while (environ && environ[n])
+        n++;
+    while (o->env && o->env[k])
+        k++;
+    char **envp = calloc(n + k + 1, sizeof *envp);
+    if (!envp) {
+        cdch_err_set(err, "out of memory");
+        return NULL;
+    }
+    size_t e = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!has_name(o->env, environ[i]))
+            envp[e++] = environ[i];
+    for (size_t i = 0; i < k; i++)
+        envp[e++] = o->env[i];
+    envp[e] = NULL;
+
+    int outp[2], errp[2], exep[2];
+    if (pipe2(outp, O_CLOEXEC) != 0) {
+        cdch_err_set(err, "pipe: %s", strerror(errno));
+        free(envp);
+        return NULL;
+    }
+    if (pipe2(errp, O_CLOEXEC) != 0) {
+        cdch_err_set(err, "pipe: %s", strerror(errno));
+        close(outp[0]);
+        close(outp[1]);
+        free(envp);
+        return NULL;
+    }
+    if (pipe2(exep, O_CLOEXEC) != 0) {
+        cdch_err_set(err, "pipe: %s", strerror(errno));
+        close(outp[0]);
+        close(outp[1]);
+        close(errp[0]);
+        close(errp[1]);
+        free(envp);
+        return NULL;
+    }
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* child: async-signal-safe calls only */
+        int code;
+        setpgid(0, 0);
+        /* a clean signal state: the harness may ignore SIGPIPE and block signals in threads */
+        signal(SIGPIPE, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (o->cwd && chdir(o->cwd) != 0)
+            goto fail;
+        if (devnull >= 0 && dup2(devnull, 0) < 0)
+            goto fail;
+        if (dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0)
+            goto fail;
+        execve(exe, o->argv, envp);
+    fail:
+        code = errno;
+        if (write(exep[1], &code, sizeof code) < 0) {
+            /* nothing more we can do */
+        }
+        _exit(127);
+    }
+    int fork_errno = errno;
+    free(envp);
+    if (devnull >= 0)
+        close(devnull);
+    close(outp[1]);
+    close(errp[1]);
+    close(exep[1]);
+    if (pid < 0) {
+        close(outp[0]);
+        close(errp[0]);
+        close(exep[0]);
+        cdch_err_set(err, "fork: %s", strerror(fork_errno));
+        return NULL;
+    }
+    setpgid(pid, pid); /* also in the parent: no race with an early kill */
+    int code = 0;
+    ssize_t r;
+    do {
+        r = read(exep[0], &code, sizeof code);
+    } while (r < 0 && errno == EINTR);
+    close(exep[0]);
+    if (r == (ssize_t)sizeof code) {
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        close(outp[0]);
+        close(errp[0]);
+        cdch_err_set(err, "cannot run '%s'%s%s: %s", exe, o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(code));
+        return NULL;
+    }
+    cdch_proc *p = calloc(1, sizeof *p);
+    if (!p) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(outp[0]);
+        close(errp[0]);
+        cdch_err_set(err, "out of memory");
+        return NULL;
+    }
+    p->pid = pid;
+    p->out_fd = outp[0];
+    p->err_fd = errp[0];
+    p->status = -1;
+    p->stderr_copy = o->stderr_copy;
+    fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
+    fcntl(p->err_fd, F_SETFL, fcntl(p->err_fd, F_GETFL) | O_NONBLOCK);
+    return p;
+}
+
+static void deliver(cdch_proc *p, cdch_proc_line_fn fn, void *ud, bool final)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < p->out.len; i++) {
+        if (p->out.data[i] == '\n') {
+            p->out.data[i] = '\0';
+            if (fn)
+                fn(ud, (const char *)p->out.data + start, i - start);
+            start = i + 1;
+        }
+    }
+    if (final && start < p->out.len) {
+        cdch_buf_cstr(&p->out);
+        if (fn)
+            fn(ud, (const char *)p->out.data + start, p->out.len - start);
+        start = p->out.len;
+    }
+    if (start) {
+        memmove(p->out.data, p->out.data + start, p->out.len - start);
+        p->out.len -= start;
+    }
+}
+
+/* Read what is available on fd; false at EOF/error (fd closed). */
+static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
+{
+    char buf[65536];
+    for (int rounds = 0; rounds < 64; rounds++) {
+        ssize_t r = read(*fd, buf, sizeof buf);
+        if (r > 0) {
+            if (is_err) {
+                if (p->stderr_copy)
+                    fwrite(buf, 1, (size_t)r, p->stderr_copy);
+                cdch_put_bytes(&p->err, buf, (size_t)r);
+                if (p->err.len > 2 * CDCH_PROC_STDERR_TAIL) {
+                    size_t keep = CDCH_PROC_STDERR_TAIL;
+                    memmove(p->err.data, p->err.data + p->err.len - keep, keep);
+                    p->err.len = keep;
+                }
+            } else {
+                cdch_put_bytes(&p->out, buf, (size_t)r);
+            }
+            continue;
+        }
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return true;
+        if (r < 0 && errno == EINTR)
+            continue;
+        close(*fd);
+        *fd = -1;
+        return false;
+    }
+    return true;
+}
+
+/* Wait for readable pipes up to ms; read them. */
+static void poll_once(cdch_proc *p, int ms, cdch_proc_line_fn fn, void *ud)
+{
+    struct pollfd fds[2];
+    int nf = 0;
+    if (p->out_fd >= 0)
+        fds[nf++] = (struct pollfd){p->out_fd, POLLIN, 0};
+    if (p->err_fd >= 0)
+        fds[nf++] = (struct pollfd){p->err_fd, POLLIN, 0};
+    if (nf == 0) {
+        if (ms > 0) {
+            struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        return;
+    }
+    int r = poll(fds, (nfds_t)nf, ms);
+    if (r <= 0)
+        return;
+    for (int i = 0; i < nf; i++) {
+        if (!fds[i].revents)
+            continue;
+        if (fds[i].fd == p->out_fd)
+            drain_fd(p, &p->out_fd, false);
+        else if (fds[i].fd == p->err_fd)
+            drain_fd(p, &p->err_fd, true);
+    }
+    deliver(p, fn, ud, false);
+}
+
+/* Has the leader exited? (not reaped: its pid keeps the group id reserved) */
+static bool leader_gone(cdch_proc *p)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == p->pid;
+}
+
+/* Leader exited: kill what is left of the group, drain the pipes (bounded), reap. */
+static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
+{
+    double t0 = now_ms();
+    /* let the pipes drain of what the adapter wrote before exiting */
+    while ((p->out_fd >= 0 || p->err_fd >= 0) && now_ms() - t0 < 500)
+        poll_once(p, 50, fn, ud);
+    kill(-p->pid, SIGKILL);
+    t0 = now_ms();
+    while ((p->out_fd >= 0 || p->err_fd >= 0) && now_ms() - t0 < 1000)
+        poll_once(p, 50, fn, ud);
+    if (p->out_fd >= 0) {
+        close(p->out_fd);
+        p->out_fd = -1;
+    }
+    if (p->err_fd >= 0) {
+        close(p->err_fd);
+        p->err_fd = -1;
+    }
+    deliver(p, fn, ud, true);
+    int st = 0;
+    pid_t r;
+    do {
+        r = waitpid(p->pid, &st, 0);
+    } while (r < 0 && errno == EINTR);
+    p->exited = true;
+    if (r == p->pid) {
+        if (WIFEXITED(st)) {
+            p->status = WEXITSTATUS(st);
+            p->signal = 0;
+        } else if (WIFSIGNALED(st)) {
+            p->status = -1;
+            p->signal = WTERMSIG(st);
+        }
+    }
+}
+
+bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud)
+{
+    if (p->exited)
+        return false;
+    double t0 = now_ms();
+    do {
+        double left = (double)timeout_ms - (now_ms() - t0);
+        int slice = left > 100 ? 100 : left > 0 ? (int)left : 0;
+        poll_once(p, slice, fn, ud);
+        if (leader_gone(p)) {
+            finish(p, fn, ud);
+            return false;
+        }
+    } while (now_ms() - t0 < timeout_ms);
+    return true;
+}
+
+void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud)
+{
+    if (p->exited)
+        return;
+    kill(-p->pid, SIGTERM);
+    double t0 = now_ms();
+    while (!leader_gone(p) && now_ms() - t0 < grace_ms)
+        poll_once(p, 50, fn, ud);
+    finish(p, fn, ud); /* SIGKILLs whatever is left, reaps */
+}
+
+bool cdch_proc_exited(const cdch_proc *p) { return p->exited; }
+
+void cdch_proc_status(const cdch_proc *p, int *status, int *sig)
+{
+    if (status)
+        *status = p->status;
+    if (sig)
+        *sig = p->signal;
+}
+
+const char *cdch_proc_stderr_tail(cdch_proc *p)
+{
+    if (p->err.len > CDCH_PROC_STDERR_TAIL) {
+        size_t keep = CDCH_PROC_STDERR_TAIL;
+        memmove(p->err.data, p->err.data + p->err.len - keep, keep);
+        p->err.len = keep;
+    }
+    return cdch_buf_cstr(&p->err);
+}
+
+pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
+
+void cdch_proc_free(cdch_proc *p)
+{
+    if (!p)
+        return;
+    if (!p->exited)
+        cdch_proc_stop(p, 0, NULL, NULL);
+    if (p->out_fd >= 0)
+        close(p->out_fd);
+    if (p->err_fd >= 0)
+        close(p->err_fd);
+    cdch_buf_free(&p->out);
+    cdch_buf_free(&p->err);
+    free(p);
+}

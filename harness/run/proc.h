@@ -1,0 +1,68 @@
+/* proc.h — adapter processes: spawn with an environment, read stdout lines
+ * as they come, keep a bounded tail of stderr, stop and always reap.
+ *
+ * Owns: the cdch_proc (pid, pipes, buffers). The child runs in its own
+ * process group, so stopping it (SIGTERM to the group, SIGKILL to the group
+ * after the grace period) also ends grandchildren (a JVM or node started by
+ * a shell script). The group is killed, too, when the adapter exits on its
+ * own. The child's stdin is /dev/null. cdch_proc_free stops a running
+ * child and reaps it: no zombies, no orphans left in the group.
+ *
+ * Spawning is fork + execve with everything prepared before the fork (only
+ * async-signal-safe calls in the child), so it is safe in a threaded
+ * process. A program that cannot be executed is reported by
+ * cdch_proc_spawn ("cannot run 'x': No such file or directory").
+ */
+#ifndef CDCH_PROC_H
+#define CDCH_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+#define CDCH_PROC_STDERR_TAIL (64 * 1024)
+
+typedef struct cdch_proc cdch_proc;
+
+typedef struct cdch_proc_opts {
+    char *const *argv;      /* argv[0]: a path, or a name looked up in PATH */
+    const char *cwd;        /* NULL: the harness's */
+    char *const *env;       /* "NAME=value" entries set on top of the harness's environment (NULL-terminated) */
+    FILE *stderr_copy;      /* NULL, or every stderr byte is also written here (the caller's) */
+} cdch_proc_opts;
+
+cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err);
+
+/* Called with each complete stdout line (no newline; line[len] == '\0'). */
+typedef void (*cdch_proc_line_fn)(void *ud, const char *line, size_t len);
+
+/* Wait up to timeout_ms for output or exit, delivering complete lines.
+ * Returns true while the child runs; false once it has exited and its
+ * output was drained (the child is then reaped and its group killed). */
+bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud);
+
+/* SIGTERM to the group, keep delivering output until the child exits or
+ * grace_ms pass, then SIGKILL to the group; reap. No-op after exit. */
+void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud);
+
+bool cdch_proc_exited(const cdch_proc *p);
+/* After exit: exit status (-1 if killed by a signal) and signal (0 if none). */
+void cdch_proc_status(const cdch_proc *p, int *status, int *signal);
+/* The last CDCH_PROC_STDERR_TAIL bytes of stderr, NUL-terminated (valid
+ * until the next pump/stop/free). */
+const char *cdch_proc_stderr_tail(cdch_proc *p);
+pid_t cdch_proc_pid(const cdch_proc *p);
+
+void cdch_proc_free(cdch_proc *p); /* stops (grace 0) and reaps if running; accepts NULL */
+
+/* Interruption (SIGINT/SIGTERM of the harness): children live in their own
+ * process groups, so a terminal's ^C does not reach them. A signal handler
+ * calls cdch_proc_interrupt() (async-signal-safe); loops that wait on
+ * children check cdch_proc_interrupted() and stop them. */
+void cdch_proc_interrupt(void);
+bool cdch_proc_interrupted(void);
+
+#endif

@@ -1,0 +1,733 @@
+/* runner.c — cells: setup, streams, adapter runs, diffs, verdicts. */
+#include "runner.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "primary.h"
+#include "proc.h"
+#include "setup.h"
+#include "stream.h"
+#include "streamidx.h"
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return q;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) {
+        fprintf(stderr, "cdcharness: out of memory\n");
+        abort();
+    }
+    return d;
+}
+
+static char *xprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xcalloc((size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+typedef struct consumer {
+    cdch_manifest *m; /* shared by the versions of a family (owned by run->manifests) */
+    const cdch_manifest_version *v;
+    char cache[PATH_MAX];
+    char *setup_error;
+} consumer;
+
+typedef struct scen {
+    cdch_scenario *s;
+    char *path;
+    char *databases; /* comma-separated */
+    cdch_diff_schema *schema;
+} scen;
+
+typedef struct stream {
+    size_t scen;
+    const char *mode;
+    char *dir;
+    char *error;
+    cdch_change_list *expected;
+    cdch_stream_index idx;
+    uint64_t events; /* top-level events in the files */
+    char *files;     /* absolute paths, space-separated */
+} stream;
+
+struct cdch_run {
+    cdch_run_opts o;
+    char **dirs;
+    char *report_dir;
+    char *bin;
+    char *cache_root;
+    char *mode;
+    cdch_manifest **manifests;
+    size_t nmanifests;
+    consumer *consumers;
+    size_t nconsumers;
+    scen *scens;
+    size_t nscens;
+    stream *streams;
+    size_t nstreams;
+    cdch_cell *cells;
+    size_t ncells;
+    char tmp[PATH_MAX];
+    pthread_mutex_t mu;
+    size_t next, done;
+};
+
+void cdch_run_opts_init(cdch_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout_s = 60;
+    o->grace_s = 2;
+    o->idle_after_stream_s = 10;
+    o->setup_timeout_s = 1800;
+    o->jobs = 1;
+}
+
+cdch_run *cdch_run_new(const cdch_run_opts *o)
+{
+    cdch_run *r = xcalloc(1, sizeof *r);
+    r->o = *o;
+    r->dirs = xcalloc(o->nconsumer_dirs + 1, sizeof *r->dirs);
+    for (size_t i = 0; i < o->nconsumer_dirs; i++)
+        r->dirs[i] = xstrdup(o->consumer_dirs[i]);
+    r->o.consumer_dirs = (const char *const *)r->dirs;
+    r->report_dir = o->report_dir ? xstrdup(o->report_dir) : NULL;
+    r->o.report_dir = r->report_dir;
+    char exe[PATH_MAX];
+    if (o->bin_path)
+        r->bin = realpath(o->bin_path, exe) ? xstrdup(exe) : xstrdup(o->bin_path);
+    else
+        r->bin = realpath("/proc/self/exe", exe) ? xstrdup(exe) : xstrdup("cdcharness");
+    r->o.bin_path = r->bin;
+    r->cache_root = o->cache_root ? xstrdup(o->cache_root) : NULL;
+    r->o.cache_root = r->cache_root;
+    r->mode = xstrdup("both");
+    if (r->o.jobs < 1)
+        r->o.jobs = 1;
+    pthread_mutex_init(&r->mu, NULL);
+    return r;
+}
+
+void cdch_run_free(cdch_run *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->ncells; i++) {
+        cdch_cell *c = &r->cells[i];
+        free(c->summary);
+        free(c->detail);
+        free(c->stderr_tail);
+        free(c->cell_dir);
+        cdch_diff_free(c->diff);
+    }
+    free(r->cells);
+    for (size_t i = 0; i < r->nstreams; i++) {
+        stream *st = &r->streams[i];
+        free(st->dir);
+        free(st->error);
+        free(st->files);
+        cdch_changes_free(st->expected);
+        cdch_stream_index_free(&st->idx);
+    }
+    free(r->streams);
+    if (r->tmp[0] && !r->o.keep_streams)
+        cdch_rm_tree(r->tmp);
+    for (size_t i = 0; i < r->nscens; i++) {
+        cdch_scenario_free(r->scens[i].s);
+        free(r->scens[i].path);
+        free(r->scens[i].databases);
+        cdch_diff_schema_free(r->scens[i].schema);
+    }
+    free(r->scens);
+    for (size_t i = 0; i < r->nconsumers; i++)
+        free(r->consumers[i].setup_error);
+    free(r->consumers);
+    for (size_t i = 0; i < r->nmanifests; i++)
+        cdch_manifest_free(r->manifests[i]);
+    free(r->manifests);
+    for (size_t i = 0; i < r->o.nconsumer_dirs; i++)
+        free(r->dirs[i]);
+    free(r->dirs);
+    free(r->report_dir);
+    free(r->bin);
+    free(r->cache_root);
+    free(r->mode);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}
+
+static cdch_manifest *get_manifest(cdch_run *r, const char *family, cdch_err *err)
+{
+    for (size_t i = 0; i < r->nmanifests; i++)
+        if (strcmp(r->manifests[i]->family, family) == 0)
+            return r->manifests[i];
+    cdch_manifest *m = cdch_manifest_find(r->o.consumer_dirs, r->o.nconsumer_dirs, family, err);
+    if (!m)
+        return NULL;
+    r->manifests = xrealloc(r->manifests, (r->nmanifests + 1) * sizeof *r->manifests);
+    r->manifests[r->nmanifests++] = m;
+    return m;
+}
+
+static void add_consumer(cdch_run *r, cdch_manifest *m, const cdch_manifest_version *v)
+{
+    for (size_t i = 0; i < r->nconsumers; i++)
+        if (r->consumers[i].m == m && r->consumers[i].v == v)
+            return;
+    r->consumers = xrealloc(r->consumers, (r->nconsumers + 1) * sizeof *r->consumers);
+    consumer *c = &r->consumers[r->nconsumers++];
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->v = v;
+}
+
+int cdch_run_add_consumer(cdch_run *r, const char *spec, cdch_err *err)
+{
+    char fam[256];
+    const char *at = strchr(spec, '@');
+    size_t fl = at ? (size_t)(at - spec) : strlen(spec);
+    if (fl == 0 || fl >= sizeof fam)
+        return cdch_err_set(err, "bad --consumer '%s' (FAMILY or FAMILY@VERSION)", spec);
+    memcpy(fam, spec, fl);
+    fam[fl] = '\0';
+    cdch_manifest *m = get_manifest(r, fam, err);
+    if (!m)
+        return -1;
+    if (!at || !at[1]) {
+        for (size_t i = 0; i < m->nversions; i++)
+            add_consumer(r, m, &m->versions[i]);
+        return 0;
+    }
+    const cdch_manifest_version *v = cdch_manifest_find_version(m, at + 1, err);
+    if (!v)
+        return -1;
+    add_consumer(r, m, v);
+    return 0;
+}
+
+int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err)
+{
+    cdch_scenario *s = cdch_scenario_load(path, err);
+    if (!s)
+        return -1;
+    r->scens = xrealloc(r->scens, (r->nscens + 1) * sizeof *r->scens);
+    scen *sc = &r->scens[r->nscens++];
+    memset(sc, 0, sizeof *sc);
+    sc->s = s;
+    char abs[PATH_MAX];
+    sc->path = xstrdup(realpath(path, abs) ? abs : path);
+    sc->schema = cdch_diff_schema_from_scenario(s);
+    cdch_buf b = CDCH_BUF_INIT;
+    for (size_t i = 0; i < s->ndbs; i++)
+        cdch_buf_printf(&b, "%s%s", b.len ? "," : "", s->dbs[i].name);
+    for (size_t i = 0; i < s->ntables; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < s->ndbs && !seen; k++)
+            seen = strcmp(s->dbs[k].name, s->tables[i].db) == 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(s->tables[k].db, s->tables[i].db) == 0;
+        if (!seen)
+            cdch_buf_printf(&b, "%s%s", b.len ? "," : "", s->tables[i].db);
+    }
+    sc->databases = xstrdup(cdch_buf_cstr(&b));
+    cdch_buf_free(&b);
+    return 0;
+}
+
+int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err)
+{
+    if (strcmp(mode, "both") && strcmp(mode, "compressed") && strcmp(mode, "uncompressed") && strcmp(mode, "flip"))
+        return cdch_err_set(err, "unknown mode '%s' (both, compressed, uncompressed or flip)", mode);
+    free(r->mode);
+    r->mode = xstrdup(mode);
+    return 0;
+}
+
+size_t cdch_run_ncells(const cdch_run *r) { return r->ncells; }
+cdch_cell *cdch_run_cell(cdch_run *r, size_t i) { return i < r->ncells ? &r->cells[i] : NULL; }
+
+const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch_cell *c)
+{
+    return c->consumer_idx < r->nconsumers ? r->consumers[c->consumer_idx].v : NULL;
+}
+
+/* ---- planning ---------------------------------------------------------------------- */
+
+static size_t scenario_modes(const cdch_run *r, const cdch_scenario *s, const char *modes[2])
+{
+    if (strcmp(r->mode, "both") != 0) {
+        modes[0] = strcmp(r->mode, "compressed") == 0 ? "compressed"
+                   : strcmp(r->mode, "uncompressed") == 0 ? "uncompressed"
+                                                          : "flip";
+        return 1;
+    }
+    switch (s->binlog.compression) {
+    case CDCH_COMPRESSION_ON: modes[0] = "compressed"; return 1;
+    case CDCH_COMPRESSION_OFF: modes[0] = "uncompressed"; return 1;
+    case CDCH_COMPRESSION_FLIP: modes[0] = "flip"; return 1;
+    default:
+        modes[0] = "uncompressed";
+        modes[1] = "compressed";
+        return 2;
+    }
+}
+
+static size_t stream_for(cdch_run *r, size_t sc, const char *mode)
+{
+    for (size_t i = 0; i < r->nstreams; i++)
+        if (r->streams[i].scen == sc && strcmp(r->streams[i].mode, mode) == 0)
+            return i;
+    r->streams = xrealloc(r->streams, (r->nstreams + 1) * sizeof *r->streams);
+    stream *st = &r->streams[r->nstreams++];
+    memset(st, 0, sizeof *st);
+    st->scen = sc;
+    st->mode = mode;
+    return r->nstreams - 1;
+}
+
+static void plan(cdch_run *r)
+{
+    for (size_t c = 0; c < r->nconsumers; c++) {
+        for (size_t s = 0; s < r->nscens; s++) {
+            const char *modes[2];
+            size_t nm = scenario_modes(r, r->scens[s].s, modes);
+            for (size_t m = 0; m < nm; m++) {
+                stream_for(r, s, modes[m]);
+                r->cells = xrealloc(r->cells, (r->ncells + 1) * sizeof *r->cells);
+                cdch_cell *cell = &r->cells[r->ncells++];
+                memset(cell, 0, sizeof *cell);
+                cell->family = r->consumers[c].m->family;
+                cell->version = r->consumers[c].v->version;
+                cell->scenario = r->scens[s].s->name;
+                cell->scenario_path = r->scens[s].path;
+                cell->mode = modes[m];
+                cell->consumer_idx = c;
+                cell->scenario_idx = s;
+                cell->exit_status = -1;
+                cell->verdict = CDCH_VERDICT_HARNESS_ERROR;
+                cell->expected = CDCH_VERDICT_PASS;
+            }
+        }
+    }
+}
+
+static void gen_streams(cdch_run *r)
+{
+    for (size_t i = 0; i < r->nstreams; i++) {
+        stream *st = &r->streams[i];
+        const cdch_scenario *s = r->scens[st->scen].s;
+        st->dir = xprintf("%s/streams/%zu-%s/%s", r->tmp, st->scen, s->name, st->mode);
+        cdch_err err;
+        cdch_stream_mode m;
+        cdch_stream_mode_parse(st->mode, &m);
+        cdch_stream_stats stats;
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%s/streams/%zu-%s", r->tmp, st->scen, s->name);
+        if (cdch_mkdirs(parent, &err) != 0 || cdch_stream_generate(s, m, st->dir, &stats, &err) != 0) {
+            st->error = xprintf("generating the %s stream of %s failed: %s", st->mode, s->name, err.msg);
+            continue;
+        }
+        st->events = stats.events;
+        char ep[PATH_MAX + 32];
+        snprintf(ep, sizeof ep, "%s/expected.jsonl", st->dir);
+        st->expected = cdch_changes_load(ep, &err);
+        if (!st->expected) {
+            st->error = xprintf("reading expected events: %s", err.msg);
+            continue;
+        }
+        if (cdch_stream_index_load(st->dir, &st->idx, &err) != 0) {
+            st->error = xprintf("indexing the %s stream of %s: %s", st->mode, s->name, err.msg);
+            continue;
+        }
+        cdch_buf b = CDCH_BUF_INIT;
+        for (size_t f = 0; f < st->idx.nfiles; f++)
+            cdch_buf_printf(&b, "%s%s", f ? " " : "", st->idx.paths[f]);
+        st->files = xstrdup(cdch_buf_cstr(&b));
+        cdch_buf_free(&b);
+    }
+}
+
+static void setup_consumers(cdch_run *r)
+{
+    for (size_t i = 0; i < r->nconsumers; i++) {
+        consumer *c = &r->consumers[i];
+        cdch_err err;
+        if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s, r->o.progress, c->cache,
+                              sizeof c->cache, &err) != 0)
+            c->setup_error = xstrdup(err.msg);
+    }
+}
+
+/* ---- one cell ----------------------------------------------------------------------- */
+
+typedef struct cellio {
+    cdch_change_list *obs;
+    FILE *out;
+    double last_activity;
+    bool any_line;
+} cellio;
+
+static void on_line(void *ud, const char *line, size_t len)
+{
+    cellio *io = ud;
+    io->any_line = true;
+    io->last_activity = now_s();
+    if (io->out) {
+        fwrite(line, 1, len, io->out);
+        fputc('\n', io->out);
+    }
+    cdch_changes_add_line(io->obs, line, len, false, NULL);
+}
+
+static bool got_ready(const cdch_change_list *l)
+{
+    for (size_t i = 0; i < l->nctl; i++)
+        if (l->ctl[i].kind == CDCH_CTL_READY)
+            return true;
+    return false;
+}
+
+static char *subst_cache(const char *word, const char *cache)
+{
+    const char *p = strstr(word, "{cache}");
+    if (!p)
+        return xstrdup(word);
+    cdch_buf b = CDCH_BUF_INIT;
+    const char *s = word;
+    while ((p = strstr(s, "{cache}")) != NULL) {
+        cdch_put_bytes(&b, s, (size_t)(p - s));
+        cdch_put_str(&b, cache);
+        s = p + 7;
+    }
+    cdch_put_str(&b, s);
+    char *out = xstrdup(cdch_buf_cstr(&b));
+    cdch_buf_free(&b);
+    return out;
+}
+
+static void set_error(cdch_cell *cell, const char *msg, double t0)
+{
+    cdch_outcome o;
+    memset(&o, 0, sizeof o);
+    o.harness_error = msg;
+    o.exit_status = -1;
+    cdch_judgement j;
+    cdch_verdict_judge(NULL, NULL, &o, &j);
+    cell->verdict = j.verdict;
+    cell->summary = xstrdup(j.summary);
+    cell->detail = xstrdup(cdch_buf_cstr(&j.detail));
+    cdch_judgement_free(&j);
+    cell->seconds = now_s() - t0;
+}
+
+static void run_cell(cdch_run *r, size_t ci)
+{
+    cdch_cell *cell = &r->cells[ci];
+    consumer *con = &r->consumers[cell->consumer_idx];
+    scen *sc = &r->scens[cell->scenario_idx];
+    stream *st = &r->streams[stream_for(r, cell->scenario_idx, cell->mode)];
+    double t0 = now_s();
+    cdch_err err;
+    if (cdch_proc_interrupted()) {
+        set_error(cell, "not run: the harness was interrupted", t0);
+        return;
+    }
+    if (con->setup_error) {
+        set_error(cell, con->setup_error, t0);
+        return;
+    }
+    if (st->error) {
+        set_error(cell, st->error, t0);
+        return;
+    }
+    cell->expected_rows = st->expected->n;
+    /* cell directory (logs) and state directory */
+    FILE *out = NULL, *errlog = NULL;
+    if (r->o.report_dir) {
+        cell->cell_dir = xprintf("%s/cells/%s@%s/%s/%s", r->o.report_dir, cell->family, cell->version, cell->scenario,
+                                 cell->mode);
+        if (cdch_mkdirs(cell->cell_dir, &err) == 0) {
+            char p[PATH_MAX + 32];
+            snprintf(p, sizeof p, "%s/observed.jsonl", cell->cell_dir);
+            out = fopen(p, "w");
+            snprintf(p, sizeof p, "%s/stderr.log", cell->cell_dir);
+            errlog = fopen(p, "w");
+        }
+    }
+    char *state = xprintf("%s/state/%zu", r->tmp, ci);
+    if (cdch_mkdirs(state, &err) != 0) {
+        set_error(cell, err.msg, t0);
+        free(state);
+        if (out)
+            fclose(out);
+        if (errlog)
+            fclose(errlog);
+        return;
+    }
+    cdch_primary *prim = NULL;
+    if (!cdch_manifest_files_source(con->m, con->v)) {
+        prim = cdch_primary_start(sc->s, st->dir, cdch_manifest_native_auth(con->m, con->v), &err);
+        if (!prim) {
+            set_error(cell, err.msg, t0);
+            free(state);
+            if (out)
+                fclose(out);
+            if (errlog)
+                fclose(errlog);
+            return;
+        }
+    }
+    /* environment (consumers/README.md) */
+    char *env[32];
+    size_t ne = 0;
+    if (prim) {
+        env[ne++] = xprintf("CDCH_HOST=127.0.0.1");
+        env[ne++] = xprintf("CDCH_PORT=%u", (unsigned)cdch_primary_port(prim));
+        env[ne++] = xprintf("CDCH_USER=%s", CDCH_PRIMARY_USER);
+        env[ne++] = xprintf("CDCH_PASSWORD=%s", CDCH_PRIMARY_PASSWORD);
+    } else {
+        env[ne++] = xprintf("CDCH_BINLOG_DIR=%s", st->dir);
+        env[ne++] = xprintf("CDCH_BINLOG_FILES=%s", st->files);
+    }
+    env[ne++] = xprintf("CDCH_SERVER_ID=%zu", 1000 + ci);
+    env[ne++] = xprintf("CDCH_START_FILE=%s", st->idx.nfiles ? st->idx.files[0] : "");
+    env[ne++] = xprintf("CDCH_START_POS=4");
+    env[ne++] = xprintf("CDCH_DATABASES=%s", sc->databases);
+    env[ne++] = xprintf("CDCH_STATE_DIR=%s", state);
+    env[ne++] = xprintf("CDCH_CACHE=%s", con->cache);
+    env[ne++] = xprintf("CDCH_VERSION=%s", con->v->version);
+    env[ne++] = xprintf("CDCH_BIN=%s", r->bin);
+    env[ne++] = xprintf("CDCH_SCENARIO=%s", sc->path);
+    env[ne++] = xprintf("CDCH_MODE=%s", cell->mode);
+    env[ne] = NULL;
+    char **argv = xcalloc(con->m->nrun + 1, sizeof *argv);
+    for (size_t i = 0; i < con->m->nrun; i++)
+        argv[i] = subst_cache(con->m->run[i], con->cache);
+
+    cdch_change_list *obs = cdch_changes_new();
+    cellio io = {obs, out, t0, false};
+    cdch_proc_opts po = {argv, con->m->dir, env, errlog};
+    cdch_proc *p = cdch_proc_spawn(&po, &err);
+    cdch_outcome oc;
+    memset(&oc, 0, sizeof oc);
+    oc.exit_status = -1;
+    oc.files_source = cdch_manifest_files_source(con->m, con->v);
+    oc.timeout_s = r->o.timeout_s;
+    char *harness_msg = NULL;
+    if (!p) {
+        harness_msg = xprintf("adapter %s@%s: %s", cell->family, cell->version, err.msg);
+    } else {
+        double startup = con->m->startup_timeout;
+        bool delivered = false;
+        double deliv_t = 0;
+        cdch_stop_reason why = CDCH_STOP_NONE;
+        io.last_activity = now_s();
+        while (cdch_proc_pump(p, 100, on_line, &io)) {
+            double t = now_s();
+            if (!io.any_line && t - t0 >= startup) {
+                why = CDCH_STOP_STARTUP_TIMEOUT;
+                break;
+            }
+            if (obs->n >= st->expected->n && t - io.last_activity >= r->o.grace_s) {
+                why = CDCH_STOP_DONE;
+                break;
+            }
+            if (prim) {
+                if (!delivered && cdch_primary_events_sent(prim) >= st->events) {
+                    delivered = true;
+                    deliv_t = t;
+                }
+                double since = io.last_activity > deliv_t ? io.last_activity : deliv_t;
+                if (delivered && t - since >= r->o.idle_after_stream_s) {
+                    why = CDCH_STOP_IDLE_AFTER_STREAM;
+                    break;
+                }
+            }
+            if (t - t0 >= r->o.timeout_s) {
+                why = CDCH_STOP_TIMEOUT;
+                break;
+            }
+            if (cdch_proc_interrupted())
+                break;
+        }
+        if (!cdch_proc_exited(p)) {
+            size_t nctl = obs->nctl; /* control lines printed while being stopped do not count */
+            cdch_proc_stop(p, 5000, on_line, &io);
+            obs->nctl = nctl;
+        } else {
+            why = CDCH_STOP_EXITED;
+        }
+        oc.reason = why;
+        cdch_proc_status(p, &oc.exit_status, &oc.exit_signal);
+        if (why != CDCH_STOP_EXITED) {
+            /* stopped by the harness: how it died is ours, not the consumer's */
+            cell->exit_status = oc.exit_status;
+            cell->exit_signal = oc.exit_signal;
+            oc.exit_status = -1;
+            oc.exit_signal = 0;
+        } else {
+            cell->exit_status = oc.exit_status;
+            cell->exit_signal = oc.exit_signal;
+        }
+        cell->stderr_tail = xstrdup(cdch_proc_stderr_tail(p));
+        oc.stderr_tail = cell->stderr_tail;
+        oc.stream_delivered = delivered;
+        oc.got_ready = got_ready(obs);
+        cdch_proc_free(p);
+    }
+    cdch_primary_stop(prim);
+    if (out)
+        fclose(out);
+    if (errlog)
+        fclose(errlog);
+    cell->stop = oc.reason;
+    cell->got_ready = oc.got_ready;
+    cell->observed_rows = obs->n;
+    if (!harness_msg && cdch_proc_interrupted() && oc.reason != CDCH_STOP_EXITED)
+        harness_msg = xprintf("interrupted: the harness was stopped while the adapter ran");
+    if (harness_msg) {
+        set_error(cell, harness_msg, t0);
+        free(harness_msg);
+    } else {
+        cell->diff = cdch_diff_run(st->expected, obs, sc->schema, &st->idx);
+        cdch_judgement j;
+        cdch_verdict_judge(cell->diff, obs, &oc, &j);
+        cell->verdict = j.verdict;
+        cell->summary = xstrdup(j.summary);
+        cell->detail = xstrdup(cdch_buf_cstr(&j.detail));
+        cdch_judgement_free(&j);
+        cell->seconds = now_s() - t0;
+    }
+    cdch_changes_free(obs);
+    for (size_t i = 0; i < ne; i++)
+        free(env[i]);
+    for (size_t i = 0; i < con->m->nrun; i++)
+        free(argv[i]);
+    free(argv);
+    cdch_rm_tree(state);
+    free(state);
+}
+
+static void *worker(void *arg)
+{
+    cdch_run *r = arg;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        size_t i = r->next++;
+        pthread_mutex_unlock(&r->mu);
+        if (i >= r->ncells)
+            break;
+        run_cell(r, i);
+        pthread_mutex_lock(&r->mu);
+        r->done++;
+        if (r->o.progress) {
+            cdch_cell *c = &r->cells[i];
+            fprintf(r->o.progress, "[%zu/%zu] %s@%s %s %s: %s (%.1f s)\n", r->done, r->ncells, c->family, c->version,
+                    c->scenario, c->mode, cdch_verdict_name(c->verdict), c->seconds);
+            fflush(r->o.progress);
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+    return NULL;
+}
+
+static void flag_regressions(cdch_run *r)
+{
+    for (size_t i = 0; i < r->ncells; i++) {
+        cdch_cell *c = &r->cells[i];
+        if (strcmp(c->mode, "compressed") != 0 || c->verdict == CDCH_VERDICT_PASS ||
+            c->verdict == CDCH_VERDICT_HARNESS_ERROR)
+            continue;
+        for (size_t k = 0; k < r->ncells; k++) {
+            cdch_cell *u = &r->cells[k];
+            if (u->consumer_idx == c->consumer_idx && u->scenario_idx == c->scenario_idx &&
+                strcmp(u->mode, "uncompressed") == 0 && u->verdict == CDCH_VERDICT_PASS)
+                c->compression_regression = true;
+        }
+    }
+}
+
+int cdch_run_execute(cdch_run *r, cdch_err *err)
+{
+    const char *td = getenv("TMPDIR");
+    snprintf(r->tmp, sizeof r->tmp, "%s/cdch-run-XXXXXX", td && *td ? td : "/tmp");
+    if (!mkdtemp(r->tmp)) {
+        int e = errno;
+        r->tmp[0] = '\0';
+        return cdch_err_set(err, "cannot create a temporary directory: %s", strerror(e));
+    }
+    plan(r);
+    setup_consumers(r);
+    gen_streams(r);
+    size_t nthreads = (size_t)r->o.jobs;
+    if (nthreads > r->ncells)
+        nthreads = r->ncells ? r->ncells : 1;
+    if (nthreads <= 1) {
+        worker(r);
+    } else {
+        pthread_t *th = xcalloc(nthreads, sizeof *th);
+        size_t started = 0;
+        for (size_t i = 0; i < nthreads; i++)
+            if (pthread_create(&th[i], NULL, worker, r) == 0)
+                started++;
+            else
+                break;
+        if (!started)
+            worker(r);
+        for (size_t i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        free(th);
+    }
+    flag_regressions(r);
+    if (r->o.keep_streams && r->o.progress)
+        fprintf(r->o.progress, "streams kept in %s/streams\n", r->tmp);
+    return 0;
+}

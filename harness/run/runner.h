@@ -1,0 +1,108 @@
+/* runner.h — `cdcharness run`'s engine: consumers@versions × scenarios ×
+ * modes -> cells, each with a verdict.
+ *
+ * Owns: the cdch_run — its consumers (manifests), scenarios (loaded models),
+ * the generated streams (in a temporary directory removed by cdch_run_free
+ * unless keep_streams), and the cells with their diffs, summaries, stderr
+ * tails. Per cell it writes <report_dir>/cells/<family>@<version>/
+ * <scenario>/<mode>/{observed.jsonl,stderr.log} when report_dir is set.
+ *
+ * One cell: set the version up (cached, setup.h); generate the stream once
+ * per scenario and mode (cdch_stream_generate); start the fake primary on a
+ * free loopback port (source: server) or hand the files over (source: files);
+ * run the adapter with the environment of consumers/README.md plus CDCH_BIN
+ * (this cdcharness binary), CDCH_SCENARIO (the scenario file) and CDCH_MODE;
+ * read its stdout as it comes; stop it when
+ *   - every expected row arrived (by count) and stdout was idle for grace_s,
+ *   - or (source: server) every event was sent and stdout was idle for
+ *     idle_after_stream_s since,
+ *   - or it printed nothing (no ready line, no event) within the manifest's
+ *     startup_timeout,
+ *   - or timeout_s passed,
+ * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
+ * compression-regression flag: a consumer@version × scenario whose
+ * uncompressed cell passes and whose compressed cell fails (not with
+ * harness-error).
+ */
+#ifndef CDCH_RUNNER_H
+#define CDCH_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "diff.h"
+#include "err.h"
+#include "manifest.h"
+#include "scenario.h"
+#include "verdict.h"
+
+typedef struct cdch_run_opts {
+    const char *const *consumer_dirs; /* where <family>/manifest.yaml are searched, in order */
+    size_t nconsumer_dirs;
+    double timeout_s;            /* per cell (default 60) */
+    double grace_s;              /* idle time after the last expected row (default 2) */
+    double idle_after_stream_s;  /* source: server, idle time after the whole stream was sent (default 10) */
+    double setup_timeout_s;      /* per version setup (default 1800) */
+    int jobs;                    /* cells run in parallel (default 1) */
+    const char *report_dir;      /* cell logs (NULL: none) */
+    const char *bin_path;        /* CDCH_BIN for adapters (NULL: /proc/self/exe) */
+    const char *cache_root;      /* NULL: $CDCH_CACHE or ~/.cache/cdcharness */
+    bool keep_streams;           /* do not delete the generated streams */
+    FILE *progress;              /* one line per finished cell (NULL: quiet) */
+} cdch_run_opts;
+
+void cdch_run_opts_init(cdch_run_opts *o);
+
+typedef struct cdch_cell {
+    /* what */
+    const char *family, *version;   /* owned by the run */
+    const char *scenario;           /* scenario name */
+    const char *scenario_path;
+    const char *mode;               /* "uncompressed", "compressed", "flip" */
+    size_t consumer_idx, scenario_idx;
+    /* verdict */
+    cdch_verdict verdict;
+    bool compression_regression;
+    char *summary;                  /* one line */
+    char *detail;                   /* findings, one per line */
+    cdch_diff *diff;                /* NULL when the cell never ran (harness-error) */
+    /* the adapter */
+    cdch_stop_reason stop;
+    int exit_status, exit_signal;
+    bool got_ready;
+    char *stderr_tail;
+    double seconds;
+    size_t expected_rows, observed_rows;
+    char *cell_dir;                 /* report_dir/cells/... or NULL */
+    /* expectation (filled by the caller, e.g. cmd_run) */
+    cdch_verdict expected;
+    char expect_source[160];
+    bool meets;
+} cdch_cell;
+
+typedef struct cdch_run cdch_run;
+
+cdch_run *cdch_run_new(const cdch_run_opts *o);
+void cdch_run_free(cdch_run *r); /* accepts NULL */
+
+/* "FAMILY" (every pinned version) or "FAMILY@VERSION". Errors list the
+ * known families / pinned versions. */
+int cdch_run_add_consumer(cdch_run *r, const char *spec, cdch_err *err);
+/* Load a scenario file. */
+int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err);
+/* "both" (default: the scenario's own modes: both -> uncompressed +
+ * compressed, on -> compressed, off -> uncompressed, flip -> flip),
+ * "compressed", "uncompressed" or "flip". */
+int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err);
+
+/* Run every cell. Returns 0; per-cell failures are verdicts. -1 only when
+ * nothing can run (e.g. no temp dir), with err set. */
+int cdch_run_execute(cdch_run *r, cdch_err *err);
+
+size_t cdch_run_ncells(const cdch_run *r);
+cdch_cell *cdch_run_cell(cdch_run *r, size_t i);
+/* The manifest version record of a cell's consumer (for its `expect`). */
+const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch_cell *c);
+
+#endif

@@ -1,0 +1,228 @@
+/* setup.c — cached, logged, locked installation of consumer versions. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "setup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+void cdch_setup_cache_root(char *out, size_t outsz)
+{
+    const char *c = getenv("CDCH_CACHE");
+    if (c && *c) {
+        snprintf(out, outsz, "%s", c);
+        return;
+    }
+    const char *home = getenv("HOME");
+    snprintf(out, outsz, "%s/.cache/cdcharness", home && *home ? home : "/tmp");
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int cdch_rm_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
+}
+
+int cdch_mkdirs(const char *path, cdch_err *err)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    size_t n = strlen(tmp);
+    for (size_t i = 1; i <= n; i++) {
+        if (tmp[i] == '/' || tmp[i] == '\0') {
+            char c = tmp[i];
+            tmp[i] = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return cdch_err_set(err, "cannot create directory %s: %s", tmp, strerror(errno));
+            tmp[i] = c;
+        }
+    }
+    return 0;
+}
+
+static bool exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* The last `lines` lines of a file, appended to out. */
+static void tail_file(const char *path, int lines, char *out, size_t outsz)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    char buf[8192];
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    long start = size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0;
+    fseek(f, start, SEEK_SET);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    while (n && buf[n - 1] == '\n')
+        buf[--n] = '\0';
+    size_t b = n;
+    int seen = 0;
+    while (b > 0) {
+        if (buf[b - 1] == '\n' && ++seen == lines)
+            break;
+        b--;
+    }
+    snprintf(out, outsz, "%s", buf + b);
+}
+
+typedef struct logctx {
+    FILE *log;
+} logctx;
+
+static void to_log(void *ud, const char *line, size_t len)
+{
+    logctx *l = ud;
+    fwrite(line, 1, len, l->log);
+    fputc('\n', l->log);
+}
+
+int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, const char *cache_root,
+                      double timeout_s, FILE *log_to, char *out, size_t outsz, cdch_err *err)
+{
+    char root[PATH_MAX];
+    if (cache_root)
+        snprintf(root, sizeof root, "%s", cache_root);
+    else
+        cdch_setup_cache_root(root, sizeof root);
+    if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
+        return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
+    char famdir[PATH_MAX], dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
+    snprintf(famdir, sizeof famdir, "%s/%s", root, m->family);
+    snprintf(dir, sizeof dir, "%s/%s", famdir, v->version);
+    snprintf(stamp, sizeof stamp, "%s/.ok", dir);
+    snprintf(lockp, sizeof lockp, "%s/%s.lock", famdir, v->version);
+    snprintf(logp, sizeof logp, "%s/%s.setup.log", famdir, v->version);
+    snprintf(out, outsz, "%s", dir);
+    if (cdch_mkdirs(famdir, err) != 0)
+        return cdch_err_wrap(err, "cache for %s@%s: ", m->family, v->version);
+    int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd < 0)
+        return cdch_err_set(err, "cannot open lock %s: %s", lockp, strerror(errno));
+    while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    int rc = 0;
+    if (exists(stamp))
+        goto done;
+    cdch_rm_tree(dir);
+    if (mkdir(dir, 0755) != 0) {
+        rc = cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+        goto done;
+    }
+    if (m->nsetup == 0) {
+        FILE *s = fopen(stamp, "w");
+        if (!s) {
+            rc = cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
+            goto done;
+        }
+        fclose(s);
+        goto done;
+    }
+    FILE *log = fopen(logp, "w");
+    if (!log) {
+        rc = cdch_err_set(err, "cannot write setup log %s: %s", logp, strerror(errno));
+        goto done;
+    }
+    setvbuf(log, NULL, _IOLBF, 0);
+    if (log_to)
+        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, v->version, logp);
+    char **argv = calloc(m->nsetup + 3, sizeof *argv);
+    if (!argv) {
+        fclose(log);
+        rc = cdch_err_set(err, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < m->nsetup; i++)
+        argv[i] = m->setup[i];
+    argv[m->nsetup] = v->version;
+    argv[m->nsetup + 1] = dir;
+    char e_cache[PATH_MAX + 16], e_ver[300];
+    snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", dir);
+    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", v->version);
+    char *env[] = {e_cache, e_ver, NULL};
+    fprintf(log, "# %s@%s: setup in %s:", m->family, v->version, m->dir);
+    for (size_t i = 0; argv[i]; i++)
+        fprintf(log, " %s", argv[i]);
+    fprintf(log, "\n");
+    cdch_proc_opts po = {argv, m->dir, env, log};
+    cdch_err perr;
+    cdch_proc *p = cdch_proc_spawn(&po, &perr);
+    free(argv);
+    if (!p) {
+        fprintf(log, "# %s\n", perr.msg);
+        fclose(log);
+        rc = cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, v->version, perr.msg, logp);
+        goto done;
+    }
+    logctx lc = {log};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool timed_out = false;
+    while (cdch_proc_pump(p, 500, to_log, &lc)) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((double)(t1.tv_sec - t0.tv_sec) > timeout_s || cdch_proc_interrupted()) {
+            timed_out = true;
+            cdch_proc_stop(p, 5000, to_log, &lc);
+            break;
+        }
+    }
+    int status, sig;
+    cdch_proc_status(p, &status, &sig);
+    cdch_proc_free(p);
+    fprintf(log, "# setup ended: %s %d\n", sig ? "signal" : "status", sig ? sig : status);
+    fclose(log);
+    if (timed_out || sig || status != 0) {
+        char tail[4096];
+        tail_file(logp, 15, tail, sizeof tail);
+        char how[80];
+        if (timed_out && cdch_proc_interrupted())
+            snprintf(how, sizeof how, "interrupted");
+        else if (timed_out)
+            snprintf(how, sizeof how, "timed out after %.0f s", timeout_s);
+        else if (sig)
+            snprintf(how, sizeof how, "killed by signal %d", sig);
+        else
+            snprintf(how, sizeof how, "exit status %d", status);
+        rc = cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, v->version, how,
+                          logp, tail);
+        goto done;
+    }
+    FILE *s = fopen(stamp, "w");
+    if (!s) {
+        rc = cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
+        goto done;
+    }
+    fclose(s);
+done:
+    flock(lfd, LOCK_UN);
+    close(lfd);
+    return rc;
+}

@@ -1,0 +1,312 @@
+/* verdict.c — diff + process outcome -> verdict, summary and details. */
+#include "verdict.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const k_names[CDCH_VERDICT_COUNT] = {
+    "pass",     "bad-checkpoint", "reorder",     "duplicate",     "mismatch",
+    "hang",     "parse-failure",  "silent-skip", "harness-error",
+};
+
+const char *cdch_verdict_name(cdch_verdict v)
+{
+    return (unsigned)v < CDCH_VERDICT_COUNT ? k_names[v] : "?";
+}
+
+int cdch_verdict_parse(const char *s, cdch_verdict *out)
+{
+    for (int i = 0; i < CDCH_VERDICT_COUNT; i++)
+        if (strcmp(s, k_names[i]) == 0) {
+            *out = (cdch_verdict)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *cdch_verdict_names(void)
+{
+    return "pass, parse-failure, silent-skip, mismatch, duplicate, reorder, bad-checkpoint, hang, harness-error";
+}
+
+bool cdch_verdict_worse(cdch_verdict now, cdch_verdict base)
+{
+    if (now == CDCH_VERDICT_HARNESS_ERROR)
+        return base != CDCH_VERDICT_HARNESS_ERROR;
+    if (base == CDCH_VERDICT_HARNESS_ERROR)
+        return false;
+    return now > base;
+}
+
+const char *cdch_stop_reason_name(cdch_stop_reason r)
+{
+    switch (r) {
+    case CDCH_STOP_NONE: return "none";
+    case CDCH_STOP_EXITED: return "exited";
+    case CDCH_STOP_DONE: return "done";
+    case CDCH_STOP_IDLE_AFTER_STREAM: return "idle-after-stream";
+    case CDCH_STOP_STARTUP_TIMEOUT: return "startup-timeout";
+    case CDCH_STOP_TIMEOUT: return "timeout";
+    }
+    return "?";
+}
+
+void cdch_judgement_free(cdch_judgement *j)
+{
+    if (j)
+        cdch_buf_free(&j->detail);
+}
+
+/* Last non-empty line of the stderr tail, into buf. */
+static const char *last_line(const char *s, char *buf, size_t bufsz)
+{
+    buf[0] = '\0';
+    if (!s)
+        return buf;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+        n--;
+    size_t b = n;
+    while (b && s[b - 1] != '\n')
+        b--;
+    size_t len = n - b;
+    if (len >= bufsz)
+        len = bufsz - 1;
+    memcpy(buf, s + b, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+static void txn_line(const cdch_diff_txn *t, char *buf, size_t bufsz)
+{
+    char where[300];
+    cdch_diff_txn_where(t, where, sizeof where);
+    char rows[64] = "";
+    if (t->rows_missing != t->rows_total)
+        snprintf(rows, sizeof rows, ", %zu of %zu rows missing", t->rows_missing, t->rows_total);
+    else
+        snprintf(rows, sizeof rows, ", %zu row%s", t->rows_total, t->rows_total == 1 ? "" : "s");
+    snprintf(buf, bufsz, "txn %llu (gtid %s, %s, %s%s)", (unsigned long long)t->txn, t->gtid ? t->gtid : "-",
+             where, t->compressed ? "compressed" : "uncompressed", rows);
+}
+
+/* "txn 5, txn 6 and 3 more" with compressed count. */
+static void name_missing(const cdch_diff *d, bool holes, char *buf, size_t bufsz)
+{
+    size_t n = 0, comp = 0, shown = 0;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < d->nmissing; i++) {
+        const cdch_diff_txn *t = &d->missing[i];
+        if (t->hole != holes)
+            continue;
+        n++;
+        comp += t->compressed;
+        if (shown < 3 && o < bufsz) {
+            o += (size_t)snprintf(buf + o, bufsz - o, "%s%llu%s", shown ? ", " : "", (unsigned long long)t->txn,
+                                  t->compressed ? "*" : "");
+            shown++;
+        }
+    }
+    if (n > shown && o < bufsz)
+        o += (size_t)snprintf(buf + o, bufsz - o, " and %zu more", n - shown);
+    if (o < bufsz)
+        snprintf(buf + o, bufsz - o, " (%zu of %zu compressed%s)", comp, n, comp ? ", * = compressed" : "");
+}
+
+static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_buf *b)
+{
+    char line[1400];
+    size_t shown = 0;
+    for (size_t i = 0; i < d->nmissing && shown < 20; i++, shown++) {
+        txn_line(&d->missing[i], line, sizeof line);
+        cdch_buf_printf(b, "missing: %s%s%s%s\n", line, d->missing[i].hole ? " — later transactions arrived" : "",
+                        d->missing[i].reported ? "; consumer said: " : "",
+                        d->missing[i].reported ? d->missing[i].reported : "");
+    }
+    if (d->nmissing > shown)
+        cdch_buf_printf(b, "missing: ... %zu more transactions\n", d->nmissing - shown);
+    for (size_t i = 0; i < d->nmismatch && i < 20; i++) {
+        const cdch_diff_mismatch *m = &d->mismatch[i];
+        if (m->column)
+            cdch_buf_printf(b, "mismatch: txn %llu%s, expected line %llu, observed line %llu: %s.%s %s: expected %s, observed %s\n",
+                            (unsigned long long)m->txn, m->compressed ? " (compressed)" : "",
+                            (unsigned long long)m->exp_line, (unsigned long long)m->obs_line, m->image ? m->image : "",
+                            m->column, m->what, m->expected ? m->expected : "(absent)",
+                            m->observed ? m->observed : "(absent)");
+        else if (m->txn)
+            cdch_buf_printf(b, "mismatch: txn %llu%s, expected line %llu, observed line %llu: %s%s%s: expected %s, observed %s\n",
+                            (unsigned long long)m->txn, m->compressed ? " (compressed)" : "",
+                            (unsigned long long)m->exp_line, (unsigned long long)m->obs_line, m->what,
+                            m->image ? " " : "", m->image ? m->image : "", m->expected ? m->expected : "(absent)",
+                            m->observed ? m->observed : "(absent)");
+        else
+            cdch_buf_printf(b, "mismatch: observed line %llu: %s: %s\n", (unsigned long long)m->obs_line, m->what,
+                            m->observed ? m->observed : "");
+    }
+    if (d->mismatch_total > 20)
+        cdch_buf_printf(b, "mismatch: ... %zu differences in all\n", d->mismatch_total);
+    for (size_t i = 0; i < d->ndup && i < 20; i++)
+        cdch_buf_printf(b, "duplicate: txn %llu%s (expected line %llu) again at observed line %llu (first at line %llu)\n",
+                        (unsigned long long)d->dup[i].txn, d->dup[i].compressed ? " (compressed)" : "",
+                        (unsigned long long)d->dup[i].exp_line, (unsigned long long)d->dup[i].obs_line,
+                        (unsigned long long)d->dup[i].first_obs_line);
+    if (d->dup_total > 20)
+        cdch_buf_printf(b, "duplicate: ... %zu extra rows in all\n", d->dup_total);
+    for (size_t i = 0; i < d->nreorder && i < 20; i++)
+        cdch_buf_printf(b, "reorder: txn %llu%s (expected line %llu) arrived after txn %llu, at observed line %llu\n",
+                        (unsigned long long)d->reorder[i].txn, d->reorder[i].compressed ? " (compressed)" : "",
+                        (unsigned long long)d->reorder[i].exp_line, (unsigned long long)d->reorder[i].after_txn,
+                        (unsigned long long)d->reorder[i].obs_line);
+    if (d->reorder_total > 20)
+        cdch_buf_printf(b, "reorder: ... %zu rows out of order in all\n", d->reorder_total);
+    for (size_t i = 0; i < d->nckpt && i < 20; i++)
+        cdch_buf_printf(b, "checkpoint: txn %llu%s, observed line %llu: %s\n", (unsigned long long)d->ckpt[i].txn,
+                        d->ckpt[i].compressed ? " (compressed)" : "", (unsigned long long)d->ckpt[i].obs_line,
+                        d->ckpt[i].what);
+    if (d->ckpt_total > 20)
+        cdch_buf_printf(b, "checkpoint: ... %zu bad rows in all\n", d->ckpt_total);
+    for (size_t i = 0; obs && i < obs->nctl; i++)
+        if (obs->ctl[i].kind == CDCH_CTL_ERROR)
+            cdch_buf_printf(b, "consumer error (observed line %llu, after %zu rows): %s\n",
+                            (unsigned long long)obs->ctl[i].line, obs->ctl[i].at, obs->ctl[i].message);
+    if (obs && obs->invalid)
+        cdch_buf_printf(b, "ignored %zu stdout line(s) that are not canonical events; first: %s\n", obs->invalid,
+                        obs->first_invalid);
+    cdch_buf_printf(b, "rows: %zu expected, %zu observed, %zu matched; transactions: %zu expected, %zu complete\n",
+                    d->expected_rows, d->observed_rows, d->matched_rows, d->expected_txns, d->complete_txns);
+    if (o->exit_signal)
+        cdch_buf_printf(b, "adapter: stop %s, killed by signal %d\n", cdch_stop_reason_name(o->reason), o->exit_signal);
+    else if (o->exit_status >= 0)
+        cdch_buf_printf(b, "adapter: stop %s, exit status %d\n", cdch_stop_reason_name(o->reason), o->exit_status);
+    else
+        cdch_buf_printf(b, "adapter: stop %s\n", cdch_stop_reason_name(o->reason));
+}
+
+static const cdch_ctl *first_error(const cdch_change_list *obs, size_t at)
+{
+    return obs ? cdch_changes_error_after(obs, at) : NULL;
+}
+
+void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_judgement *out)
+{
+    memset(out, 0, sizeof *out);
+    char names[300], where[1400], ll[300];
+    if (o->harness_error) {
+        out->verdict = CDCH_VERDICT_HARNESS_ERROR;
+        snprintf(out->summary, sizeof out->summary, "%s", o->harness_error);
+        cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", o->harness_error);
+        cdch_buf_cstr(&out->detail);
+        return;
+    }
+    bool exited = o->reason == CDCH_STOP_EXITED;
+    bool failed_exit = exited && (o->exit_signal || o->exit_status != 0);
+    char exitmsg[400] = "";
+    if (exited) {
+        if (o->exit_signal)
+            snprintf(exitmsg, sizeof exitmsg, "killed by signal %d", o->exit_signal);
+        else
+            snprintf(exitmsg, sizeof exitmsg, "exited with status %d", o->exit_status);
+        last_line(o->stderr_tail, ll, sizeof ll);
+        if (ll[0] && strlen(exitmsg) < sizeof exitmsg - 10)
+            snprintf(exitmsg + strlen(exitmsg), sizeof exitmsg - strlen(exitmsg), " (stderr: %s)", ll);
+    }
+    const cdch_diff_txn *first_hole = NULL, *first_tail = NULL;
+    size_t unreported_holes = 0;
+    for (size_t i = 0; i < d->nmissing; i++) {
+        const cdch_diff_txn *t = &d->missing[i];
+        if (t->hole) {
+            if (!first_hole)
+                first_hole = t;
+            if (!t->reported)
+                unreported_holes++;
+        } else if (!first_tail) {
+            first_tail = t;
+        }
+    }
+    if (d->holes) {
+        name_missing(d, true, names, sizeof names);
+        txn_line(first_hole, where, sizeof where);
+        /* A consumer that said so (an error line, e.g. @vlasky/zongji's
+         * "cannot decode compressed transactions") is not silent, even if
+         * it printed the error once and went on skipping. */
+        const cdch_ctl *said = first_hole->reported ? NULL : first_error(obs, 0);
+        if (unreported_holes && !first_hole->reported && !said) {
+            out->verdict = CDCH_VERDICT_SILENT_SKIP;
+            snprintf(out->summary, sizeof out->summary,
+                     "%zu transaction(s) missing while later ones arrived: txn %s; first: %s", d->holes, names, where);
+        } else {
+            out->verdict = CDCH_VERDICT_PARSE_FAILURE;
+            snprintf(out->summary, sizeof out->summary, "consumer reported an error and skipped txn %s; first: %s: %s",
+                     names, where, first_hole->reported ? first_hole->reported : said->message);
+        }
+    } else if (d->tail) {
+        name_missing(d, false, names, sizeof names);
+        txn_line(first_tail, where, sizeof where);
+        const cdch_ctl *err = first_tail->reported ? NULL : first_error(obs, 0);
+        const char *msg = first_tail->reported ? first_tail->reported : err ? err->message : NULL;
+        if (msg) {
+            out->verdict = CDCH_VERDICT_PARSE_FAILURE;
+            snprintf(out->summary, sizeof out->summary, "stopped before %s: consumer error: %s", where, msg);
+        } else if (exited && o->files_source && !failed_exit) {
+            out->verdict = CDCH_VERDICT_SILENT_SKIP;
+            snprintf(out->summary, sizeof out->summary,
+                     "read every file and exited 0 without txn %s; first: %s", names, where);
+        } else if (exited) {
+            out->verdict = CDCH_VERDICT_PARSE_FAILURE;
+            snprintf(out->summary, sizeof out->summary, "stopped before %s: adapter %s", where, exitmsg);
+        } else if (o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered) {
+            out->verdict = CDCH_VERDICT_SILENT_SKIP;
+            snprintf(out->summary, sizeof out->summary,
+                     "received the whole stream and went idle without txn %s; first: %s", names, where);
+        } else {
+            out->verdict = CDCH_VERDICT_HANG;
+            if (o->reason == CDCH_STOP_STARTUP_TIMEOUT)
+                snprintf(out->summary, sizeof out->summary, "no ready line or event within the startup timeout; "
+                                                            "nothing after %zu of %zu rows; next: %s",
+                         d->matched_rows, d->expected_rows, where);
+            else
+                snprintf(out->summary, sizeof out->summary,
+                         "no progress and no exit before the %.0f s timeout; stuck before %s", o->timeout_s, where);
+        }
+    } else if (d->mismatch_total) {
+        out->verdict = CDCH_VERDICT_MISMATCH;
+        const cdch_diff_mismatch *m = &d->mismatch[0];
+        if (m->column)
+            snprintf(out->summary, sizeof out->summary, "%zu difference(s); first: txn %llu%s %s.%s: expected %.200s, observed %.200s",
+                     d->mismatch_total, (unsigned long long)m->txn, m->compressed ? " (compressed)" : "",
+                     m->image ? m->image : "", m->column, m->expected ? m->expected : "(absent)",
+                     m->observed ? m->observed : "(absent)");
+        else
+            snprintf(out->summary, sizeof out->summary, "%zu difference(s); first: %s at observed line %llu: %.300s",
+                     d->mismatch_total, m->what, (unsigned long long)m->obs_line, m->observed ? m->observed : "");
+    } else if (d->dup_total) {
+        out->verdict = CDCH_VERDICT_DUPLICATE;
+        snprintf(out->summary, sizeof out->summary, "%zu duplicate row(s); first: txn %llu%s again at observed line %llu",
+                 d->dup_total, (unsigned long long)d->dup[0].txn, d->dup[0].compressed ? " (compressed)" : "",
+                 (unsigned long long)d->dup[0].obs_line);
+    } else if (d->reorder_total) {
+        out->verdict = CDCH_VERDICT_REORDER;
+        snprintf(out->summary, sizeof out->summary, "%zu row(s) out of order; first: txn %llu arrived after txn %llu (observed line %llu)",
+                 d->reorder_total, (unsigned long long)d->reorder[0].txn, (unsigned long long)d->reorder[0].after_txn,
+                 (unsigned long long)d->reorder[0].obs_line);
+    } else if (d->ckpt_total) {
+        out->verdict = CDCH_VERDICT_BAD_CHECKPOINT;
+        snprintf(out->summary, sizeof out->summary, "rows fine; %zu row(s) with a bad checkpoint; first: txn %llu%s: %s",
+                 d->ckpt_total, (unsigned long long)d->ckpt[0].txn, d->ckpt[0].compressed ? " (compressed)" : "",
+                 d->ckpt[0].what);
+    } else if (first_error(obs, 0)) {
+        out->verdict = CDCH_VERDICT_PARSE_FAILURE;
+        snprintf(out->summary, sizeof out->summary, "every row arrived, but the consumer reported an error: %s",
+                 first_error(obs, 0)->message);
+    } else if (failed_exit) {
+        out->verdict = CDCH_VERDICT_PARSE_FAILURE;
+        snprintf(out->summary, sizeof out->summary, "every row arrived, but the adapter %s", exitmsg);
+    } else {
+        out->verdict = CDCH_VERDICT_PASS;
+        snprintf(out->summary, sizeof out->summary, "%zu rows in %zu transactions; checkpoints %s", d->expected_rows,
+                 d->expected_txns, d->ckpt_rows_checked ? "valid" : "not reported");
+    }
+    details(d, obs, o, &out->detail);
+    cdch_buf_cstr(&out->detail);
+}

@@ -1,0 +1,432 @@
+/* server.c — the fake primary's listener and connection threads.
+ *
+ * Owns: the cdch_server: its listening socket (--bind, port 0 = a free
+ * port), the accept thread, one detached thread per client connection
+ * (tracked in srv->conns; cdch_server_stop shuts every socket down and
+ * waits until all of them have ended), the command dispatcher of a
+ * connection and the counters.
+ *
+ * cdch_server_new ignores SIGPIPE for the process: a TLS write to a closed
+ * socket would otherwise kill it (plain sockets use MSG_NOSIGNAL).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "query_internal.h"
+#include "server_internal.h"
+
+enum {
+    COM_SLEEP = 0x00, COM_QUIT = 0x01, COM_INIT_DB = 0x02, COM_QUERY = 0x03, COM_FIELD_LIST = 0x04,
+    COM_STATISTICS = 0x09, COM_PROCESS_INFO = 0x0a, COM_PROCESS_KILL = 0x0c, COM_DEBUG = 0x0d, COM_PING = 0x0e,
+    COM_BINLOG_DUMP = 0x12, COM_REGISTER_SLAVE = 0x15, COM_STMT_PREPARE = 0x16, COM_STMT_EXECUTE = 0x17,
+    COM_STMT_SEND_LONG_DATA = 0x18, COM_STMT_CLOSE = 0x19, COM_STMT_RESET = 0x1a, COM_SET_OPTION = 0x1b,
+    COM_STMT_FETCH = 0x1c, COM_BINLOG_DUMP_GTID = 0x1e, COM_RESET_CONNECTION = 0x1f,
+};
+
+bool srv_stopping(const struct cdch_server *srv) { return __atomic_load_n(&srv->stopping, __ATOMIC_ACQUIRE) != 0; }
+
+void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n)
+{
+    uint64_t *f = NULL;
+    switch (which) {
+    case SRV_STAT_CONNECTIONS: f = &srv->stats.connections; break;
+    case SRV_STAT_QUERIES: f = &srv->stats.queries; break;
+    case SRV_STAT_UNKNOWN_QUERIES: f = &srv->stats.unknown_queries; break;
+    case SRV_STAT_DUMPS: f = &srv->stats.dumps; break;
+    case SRV_STAT_EVENTS_SENT: f = &srv->stats.events_sent; break;
+    case SRV_STAT_BYTES_SENT: f = &srv->stats.bytes_sent; break;
+    }
+    if (f)
+        __atomic_fetch_add(f, n, __ATOMIC_RELAXED);
+}
+
+void cdch_server_get_stats(cdch_server *srv, cdch_server_stats *out)
+{
+    out->connections = __atomic_load_n(&srv->stats.connections, __ATOMIC_RELAXED);
+    out->queries = __atomic_load_n(&srv->stats.queries, __ATOMIC_RELAXED);
+    out->unknown_queries = __atomic_load_n(&srv->stats.unknown_queries, __ATOMIC_RELAXED);
+    out->dumps = __atomic_load_n(&srv->stats.dumps, __ATOMIC_RELAXED);
+    out->events_sent = __atomic_load_n(&srv->stats.events_sent, __ATOMIC_RELAXED);
+    out->bytes_sent = __atomic_load_n(&srv->stats.bytes_sent, __ATOMIC_RELAXED);
+}
+
+int srv_kill(struct cdch_server *srv, uint32_t id)
+{
+    int r = -1;
+    pthread_mutex_lock(&srv->mu);
+    for (size_t i = 0; i < srv->nconns; i++)
+        if (srv->conns[i]->id == id) {
+            shutdown(srv->conns[i]->fd, SHUT_RDWR);
+            r = 0;
+        }
+    pthread_mutex_unlock(&srv->mu);
+    return r;
+}
+
+uint16_t cdch_server_port(const cdch_server *srv) { return srv->port; }
+
+/* ---- one connection --------------------------------------------------------------------- */
+
+static char *dup_or(const char *s, const char *def)
+{
+    char *r = strdup(s ? s : def);
+    if (!r)
+        abort();
+    return r;
+}
+
+static int run_dump(srv_conn *c, uint8_t cmd, const uint8_t *p, size_t n)
+{
+    struct cdch_server *srv = c->srv;
+    c->dump_no = __atomic_add_fetch(&srv->stats.dumps, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&srv->mu);
+    srv->active_dumps++;
+    pthread_mutex_unlock(&srv->mu);
+    int r = cmd == COM_BINLOG_DUMP ? srv_binlog_dump(c, p, n) : srv_binlog_dump_gtid(c, p, n);
+    c->dumping = false;
+    pthread_mutex_lock(&srv->mu);
+    srv->active_dumps--;
+    pthread_mutex_unlock(&srv->mu);
+    (void)r;
+    return 1; /* MySQL ends the session after a dump, whatever happened */
+}
+
+static void reset_session(srv_conn *c)
+{
+    c->nvars = 0;
+    c->nsysvars = 0;
+    srv_stmt_free_all(c);
+    c->status = SERVER_STATUS_AUTOCOMMIT;
+}
+
+/* One command. Returns 0 to go on, 1 to end the session, -1 on a write error. */
+static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
+{
+    if (len == 0)
+        return conn_err(c, 1047, "08S01", "Unknown command (empty packet)");
+    uint8_t cmd = pkt[0];
+    const uint8_t *p = pkt + 1;
+    size_t n = len - 1;
+    switch (cmd) {
+    case COM_QUIT: return 1;
+    case COM_QUERY: return srv_query(c, (const char *)p, n);
+    case COM_PING: return conn_ok(c, 0, 0, c->status, 0);
+    case COM_INIT_DB: {
+        char db[256];
+        snprintf(db, sizeof db, "%.*s", (int)(n < 255 ? n : 255), (const char *)p);
+        if (c->srv->opts.log_queries)
+            fprintf(stderr, "cdcharness serve: [%u] init db %s\n", c->id, db);
+        if (!srv_db_exists(c->srv, db))
+            return conn_err(c, 1049, "42000", "Unknown database '%s'", db);
+        snprintf(c->db, sizeof c->db, "%s", db);
+        return conn_ok(c, 0, 0, c->status, 0);
+    }
+    case COM_FIELD_LIST: {
+        size_t k = 0;
+        while (k < n && p[k])
+            k++;
+        char table[256], wild[256];
+        snprintf(table, sizeof table, "%.*s", (int)(k < 255 ? k : 255), (const char *)p);
+        size_t w = k < n ? n - k - 1 : 0;
+        snprintf(wild, sizeof wild, "%.*s", (int)(w < 255 ? w : 255), (const char *)p + k + (k < n));
+        return srv_field_list(c, table, wild);
+    }
+    case COM_STATISTICS: {
+        cdch_buf b = CDCH_BUF_INIT;
+        srv_statistics(c->srv, &b);
+        int r = conn_write(c, b.data, b.len);
+        cdch_buf_free(&b);
+        return r;
+    }
+    case COM_PROCESS_INFO: return srv_query(c, "SHOW PROCESSLIST", 16);
+    case COM_PROCESS_KILL: {
+        uint32_t id = n >= 4 ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+        if (id == c->id)
+            return 1;
+        if (srv_kill(c->srv, id) != 0)
+            return conn_err(c, 1094, "HY000", "Unknown thread id: %u", id);
+        return conn_ok(c, 0, 0, c->status, 0);
+    }
+    case COM_DEBUG: return conn_eof(c, c->status);
+    case COM_SET_OPTION: {
+        uint16_t opt = n >= 2 ? (uint16_t)(p[0] | p[1] << 8) : 0xffff;
+        if (opt == 0)
+            c->caps |= CLIENT_MULTI_STATEMENTS;
+        else if (opt == 1)
+            c->caps &= ~(uint32_t)CLIENT_MULTI_STATEMENTS;
+        else
+            return conn_err(c, 1047, "08S01", "Unknown command (COM_SET_OPTION %u)", opt);
+        return conn_eof(c, c->status);
+    }
+    case COM_RESET_CONNECTION:
+        reset_session(c);
+        return conn_ok(c, 0, 0, c->status, 0);
+    case COM_STMT_PREPARE: return srv_stmt_prepare(c, p, n);
+    case COM_STMT_EXECUTE: return srv_stmt_execute(c, p, n);
+    case COM_STMT_SEND_LONG_DATA: return srv_stmt_send_long_data(c, p, n);
+    case COM_STMT_CLOSE: return srv_stmt_close(c, p, n);
+    case COM_STMT_RESET: return srv_stmt_reset(c, p, n);
+    case COM_STMT_FETCH: return srv_stmt_fetch(c, p, n);
+    case COM_REGISTER_SLAVE:
+        if (c->srv->opts.log_queries)
+            fprintf(stderr, "cdcharness serve: [%u] COM_REGISTER_SLAVE\n", c->id);
+        return srv_register_slave(c, p, n) < 0 ? -1 : 0;
+    case COM_BINLOG_DUMP:
+    case COM_BINLOG_DUMP_GTID:
+        if (c->srv->opts.log_queries)
+            fprintf(stderr, "cdcharness serve: [%u] %s\n", c->id,
+                    cmd == COM_BINLOG_DUMP ? "COM_BINLOG_DUMP" : "COM_BINLOG_DUMP_GTID");
+        return run_dump(c, cmd, p, n);
+    default:
+        fprintf(stderr, "cdcharness serve: connection %u: unknown command 0x%02x answered with ERR 1047\n", c->id,
+                cmd);
+        return conn_err(c, 1047, "08S01", "Unknown command");
+    }
+}
+
+static void *conn_thread(void *arg)
+{
+    srv_conn *c = arg;
+    struct cdch_server *srv = c->srv;
+    if (srv_auth(c) == 0) {
+        cdch_buf pkt = CDCH_BUF_INIT;
+        cdch_err err;
+        for (;;) {
+            int r = conn_read(c, &pkt, &err);
+            if (r != 0) {
+                if (r < 0 && srv->opts.log_queries && !srv_stopping(srv))
+                    fprintf(stderr, "cdcharness serve: %s\n", err.msg);
+                break;
+            }
+            if (dispatch(c, pkt.data, pkt.len) != 0)
+                break;
+        }
+        cdch_buf_free(&pkt);
+    }
+    srv_stmt_free_all(c);
+    srv_tls_close(c);
+    if (srv->opts.log_queries)
+        fprintf(stderr, "cdcharness serve: connection %u closed\n", c->id);
+    pthread_mutex_lock(&srv->mu);
+    for (size_t i = 0; i < srv->nconns; i++)
+        if (srv->conns[i] == c) {
+            srv->conns[i] = srv->conns[--srv->nconns];
+            break;
+        }
+    close(c->fd);
+    srv->nthreads--;
+    pthread_cond_broadcast(&srv->cv);
+    pthread_mutex_unlock(&srv->mu); /* from here on srv may be gone (cdch_server_stop returned) */
+    cdch_buf_free(&c->wbuf);
+    free(c);
+    return NULL;
+}
+
+static void *accept_thread(void *arg)
+{
+    struct cdch_server *srv = arg;
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        int fd = accept(srv->listen_fd, (struct sockaddr *)&ss, &sl);
+        if (srv_stopping(srv)) {
+            if (fd >= 0)
+                close(fd);
+            break;
+        }
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                fprintf(stderr, "cdcharness serve: accept: %s (retrying)\n", strerror(errno));
+                struct timespec ts = {0, 50 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+                continue;
+            }
+            if (!srv_stopping(srv))
+                fprintf(stderr, "cdcharness serve: accept failed: %s; no more connections\n", strerror(errno));
+            break;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        srv_conn *c = calloc(1, sizeof *c);
+        if (!c)
+            abort();
+        c->srv = srv;
+        c->fd = fd;
+        c->status = SERVER_STATUS_AUTOCOMMIT;
+        char host[INET6_ADDRSTRLEN] = "unknown";
+        if (ss.ss_family == AF_INET)
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
+        else if (ss.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
+        snprintf(c->peer, sizeof c->peer, "%s", host);
+        pthread_mutex_lock(&srv->mu);
+        c->id = ++srv->next_conn_id;
+        if (srv->nconns == srv->capconns) {
+            srv->capconns = srv->capconns ? srv->capconns * 2 : 16;
+            srv->conns = realloc(srv->conns, srv->capconns * sizeof *srv->conns);
+            if (!srv->conns)
+                abort();
+        }
+        srv->conns[srv->nconns++] = c;
+        srv->nthreads++;
+        pthread_mutex_unlock(&srv->mu);
+        srv_stat_add(srv, SRV_STAT_CONNECTIONS, 1);
+        if (srv->opts.log_queries)
+            fprintf(stderr, "cdcharness serve: connection %u from %s\n", c->id, c->peer);
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_t th;
+        int e = pthread_create(&th, &at, conn_thread, c);
+        pthread_attr_destroy(&at);
+        if (e != 0) {
+            fprintf(stderr, "cdcharness serve: cannot start a connection thread: %s\n", strerror(e));
+            pthread_mutex_lock(&srv->mu);
+            srv->conns[--srv->nconns] = NULL;
+            srv->nthreads--;
+            pthread_mutex_unlock(&srv->mu);
+            close(fd);
+            free(c);
+        }
+    }
+    return NULL;
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
+static int listen_on(cdch_server *srv, cdch_err *err)
+{
+    char port[16];
+    snprintf(port, sizeof port, "%u", srv->opts.port);
+    struct addrinfo hints = {0}, *ai = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int e = getaddrinfo(srv->opts.bind, port, &hints, &ai);
+    if (e != 0)
+        return cdch_err_set(err, "cannot resolve --bind address '%s': %s", srv->opts.bind, gai_strerror(e));
+    int last = 0;
+    for (struct addrinfo *a = ai; a; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            last = errno;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+            last = errno;
+            close(fd);
+            continue;
+        }
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        getsockname(fd, (struct sockaddr *)&ss, &sl);
+        srv->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                   : ((struct sockaddr_in *)&ss)->sin_port);
+        srv->listen_fd = fd;
+        freeaddrinfo(ai);
+        return 0;
+    }
+    freeaddrinfo(ai);
+    return cdch_err_set(err, "cannot listen on %s:%u: %s%s", srv->opts.bind, srv->opts.port, strerror(last),
+                        last == EADDRINUSE ? " (use --port 0 for a free port)" : "");
+}
+
+cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, const cdch_server_opts *o, cdch_err *err)
+{
+    static const cdch_server_opts defaults = {0};
+    if (!o)
+        o = &defaults;
+    signal(SIGPIPE, SIG_IGN);
+    cdch_server *srv = calloc(1, sizeof *srv);
+    if (!srv)
+        abort();
+    srv->listen_fd = -1;
+    srv->s = s;
+    srv->opts = *o;
+    srv->opts.bind = dup_or(o->bind, "127.0.0.1");
+    srv->opts.user = dup_or(o->user, "cdch");
+    srv->opts.password = dup_or(o->password, "cdch");
+    srv->opts.version_string = dup_or(o->version_string, s->server.version);
+    srv->opts.tls_cert = o->tls_cert ? dup_or(o->tls_cert, "") : NULL;
+    srv->opts.tls_key = o->tls_key ? dup_or(o->tls_key, "") : NULL;
+    srv->version = srv->opts.version_string;
+    srv->stream_dir = dup_or(stream_dir, ".");
+    srv->next_conn_id = 7; /* first connection id 8, as on a freshly started MySQL */
+    srv->start_time = (int64_t)time(NULL);
+    pthread_mutex_init(&srv->mu, NULL);
+    pthread_cond_init(&srv->cv, NULL);
+    if (!(srv->cat = srv_catalog_load(s, srv->stream_dir, err)) || srv_tls_init(srv, err) != 0 ||
+        listen_on(srv, err) != 0) {
+        cdch_server_free(srv);
+        return NULL;
+    }
+    return srv;
+}
+
+int cdch_server_start(cdch_server *srv, cdch_err *err)
+{
+    if (srv->started)
+        return 0;
+    int e = pthread_create(&srv->accept_thread, NULL, accept_thread, srv);
+    if (e != 0)
+        return cdch_err_set(err, "cannot start the accept thread: %s", strerror(e));
+    srv->started = true;
+    return 0;
+}
+
+void cdch_server_stop(cdch_server *srv)
+{
+    if (!srv)
+        return;
+    __atomic_store_n(&srv->stopping, 1, __ATOMIC_RELEASE);
+    if (srv->listen_fd >= 0)
+        shutdown(srv->listen_fd, SHUT_RDWR);
+    if (srv->started) {
+        pthread_join(srv->accept_thread, NULL);
+        srv->started = false;
+    }
+    if (srv->listen_fd >= 0) {
+        close(srv->listen_fd);
+        srv->listen_fd = -1;
+    }
+    pthread_mutex_lock(&srv->mu);
+    for (size_t i = 0; i < srv->nconns; i++)
+        shutdown(srv->conns[i]->fd, SHUT_RDWR);
+    while (srv->nthreads > 0)
+        pthread_cond_wait(&srv->cv, &srv->mu);
+    pthread_mutex_unlock(&srv->mu);
+}
+
+void cdch_server_free(cdch_server *srv)
+{
+    if (!srv)
+        return;
+    cdch_server_stop(srv);
+    srv_catalog_free(srv->cat);
+    srv_tls_free(srv);
+    free((char *)srv->opts.bind);
+    free((char *)srv->opts.user);
+    free((char *)srv->opts.password);
+    free((char *)srv->opts.version_string);
+    free((char *)srv->opts.tls_cert);
+    free((char *)srv->opts.tls_key);
+    free(srv->stream_dir);
+    free(srv->conns);
+    pthread_mutex_destroy(&srv->mu);
+    pthread_cond_destroy(&srv->cv);
+    free(srv);
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# `cdcharness run` end to end: the reference consumer and the deliberately
+# broken test consumers of tests/consumers/ (tests/consumers/_common/broken.py)
+# against tests/data/run-small.yaml, asserting the exact verdict and
+# compression-regression flag of every cell from report.json; then the
+# expectation options (--expect, --expect-file, --baseline), the reports'
+# well-formedness, and the errors for unknown consumers.
+#
+#   tests/run_verdicts.sh CDCHARNESS SOURCE_DIR
+set -euo pipefail
+bin=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CDCH_CACHE=$work/cache
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+run() { "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/consumers" --quiet "$@"; }
+
+scenario=$src/tests/data/run-small.yaml
+consumers=(cdcharness-ref broken-duplicate broken-reorder broken-checkpoint broken-value broken-hang
+           broken-skip broken-announce-skip broken-die odd-equivalent)
+args=()
+for c in "${consumers[@]}"; do args+=(--consumer "$c"); done
+
+echo "== matrix: every test consumer against run-small (--expect manifest)"
+set +e
+run "${args[@]}" --scenario "$scenario" --expect manifest --timeout 4 -j 4 --report-dir "$work/r1" >"$work/table1.txt"
+rc=$?
+set -e
+cat "$work/table1.txt"
+[ $rc -eq 0 ] || fail "run exited $rc; every cell should meet its manifest's expect"
+
+python3 - "$work/r1/report.json" <<'EOF'
+import json, sys
+want = {
+    # consumer: (uncompressed, compressed, compression-regression on the compressed cell)
+    "cdcharness-ref@builtin":  ("pass", "pass", False),
+    "broken-duplicate@1":      ("duplicate", "duplicate", False),
+    "broken-reorder@1":        ("reorder", "reorder", False),
+    "broken-checkpoint@1":     ("pass", "bad-checkpoint", True),
+    "broken-value@1":          ("mismatch", "mismatch", False),
+    "broken-hang@1":           ("hang", "hang", False),
+    "broken-skip@1":           ("pass", "silent-skip", True),
+    "broken-announce-skip@1":  ("pass", "parse-failure", True),
+    "broken-die@1":            ("pass", "parse-failure", True),
+    "odd-equivalent@1":        ("pass", "pass", False),
+}
+r = json.load(open(sys.argv[1]))
+cells = {(c["consumer"], c["mode"]): c for c in r["cells"]}
+bad = []
+for con, (unc, comp, reg) in want.items():
+    for mode, v in (("uncompressed", unc), ("compressed", comp)):
+        c = cells.get((con, mode))
+        if c is None:
+            bad.append("%s %s: no cell" % (con, mode)); continue
+        if c["verdict"] != v:
+            bad.append("%s %s: verdict %s, want %s (%s)" % (con, mode, c["verdict"], v, c["summary"]))
+        want_reg = reg and mode == "compressed"
+        if c["compression_regression"] != want_reg:
+            bad.append("%s %s: compression_regression %s, want %s" % (con, mode, c["compression_regression"], want_reg))
+        if not c["meets"]:
+            bad.append("%s %s: does not meet %s" % (con, mode, c["expected"]))
+# findings name what went wrong
+skip = cells[("broken-skip@1", "compressed")]
+miss = skip["missing"]
+if [m["txn"] for m in miss] != [5, 6, 8, 9] or not all(m["compressed"] and m["hole"] for m in miss):
+    bad.append("silent-skip: missing %r" % miss)
+if miss and (miss[0]["event"] != "Transaction_payload" or miss[0]["gtid"] != "3e11fa47-71ca-11e1-9e33-c80aa9429562:5"):
+    bad.append("silent-skip: first missing not named as the payload of gtid ...:5: %r" % miss[0])
+mm = cells[("broken-value@1", "uncompressed")]["mismatches"]
+if len(mm) != 1 or mm[0]["column"] != "note" or mm[0]["expected"] != '"changed"' or mm[0]["observed"] != '"CHANGED"':
+    bad.append("mismatch: %r" % mm)
+die = cells[("broken-die@1", "compressed")]
+if "unknown binlog event type 40" not in die["summary"] or die["exit_status"] != 1:
+    bad.append("parse-failure: summary/exit %r %r" % (die["summary"], die["exit_status"]))
+ann = cells[("broken-announce-skip@1", "compressed")]
+if "skipping unsupported event type 40" not in ann["summary"]:
+    bad.append("announce-skip: consumer message not named: %r" % ann["summary"])
+ck = cells[("broken-checkpoint@1", "compressed")]["checkpoints"]
+if not ck or not all(c["compressed"] for c in ck) or ":0 is outside txn" not in ck[0]["what"]:
+    bad.append("bad-checkpoint: %r" % ck)
+hang = cells[("broken-hang@1", "compressed")]
+if hang["stop"] != "timeout" or hang["exit_signal"] != 9:
+    bad.append("hang: stop %s, signal %s (SIGTERM is ignored: SIGKILL expected)" % (hang["stop"], hang["exit_signal"]))
+dup = cells[("broken-duplicate@1", "compressed")]["duplicates"]
+if len(dup) != 1 or dup[0]["txn"] != 5:
+    bad.append("duplicate: %r" % dup)
+ro = cells[("broken-reorder@1", "compressed")]["reorders"]
+if len(ro) != 1 or (ro[0]["txn"], ro[0]["after_txn"]) != (5, 6):
+    bad.append("reorder: %r" % ro)
+if r["totals"]["compression_regressions"] != 4:
+    bad.append("totals: %r" % r["totals"])
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+print("report.json: all %d cells as expected" % len(r["cells"]))
+EOF
+python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "20", t.attrib' \
+  "$work/r1/junit.xml" || fail "junit.xml"
+grep -q '| broken-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ compression-regression' "$work/r1/summary.md" ||
+  fail "summary.md lacks the silent-skip row"
+[ -s "$work/r1/cells/broken-value@1/run-small/compressed/observed.jsonl" ] || fail "cell log observed.jsonl"
+
+echo "== exit status follows expectations"
+set +e
+run --consumer broken-skip --scenario "$scenario" --report-dir "$work/r2" >/dev/null
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "default expectation pass: silent-skip must exit 1, got $rc"
+grep -q '<failure message="silent-skip \[compression-regression\] (expected pass)' "$work/r2/junit.xml" ||
+  fail "junit failure for the silent-skip cell"
+
+cat >"$work/expect.txt" <<'EOF'
+# consumer          scenario   mode          verdict
+broken-skip@1       run-small  compressed    silent-skip
+broken-skip         *          uncompressed  pass
+EOF
+run --consumer broken-skip --scenario "$scenario" --expect-file "$work/expect.txt" --report-dir "$work/r3" >/dev/null ||
+  fail "--expect-file should be met"
+
+# baseline: a previous report; equal -> 0, worse -> 1, better -> 0
+run --consumer broken-skip --scenario "$scenario" --baseline "$work/r2/report.json" --report-dir "$work/r4" >/dev/null ||
+  fail "--baseline with the same verdicts should pass"
+set +e
+run --consumer broken-skip --consumer cdcharness-ref --scenario "$scenario" --baseline "$work/r2/report.json" \
+  --report-dir "$work/r5" >/dev/null
+rc=$?
+set -e
+[ $rc -eq 0 ] || fail "--baseline: a new passing cell is not worse (rc $rc)"
+python3 - "$work/r2/report.json" "$work/worse.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["cells"]:
+    if c["mode"] == "compressed":
+        c["verdict"] = "parse-failure"   # recorded as less serious than the silent-skip it is now
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+set +e
+run --consumer broken-skip --scenario "$scenario" --baseline "$work/worse.json" --report-dir "$work/r6" >/dev/null
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "--baseline: silent-skip is worse than a recorded parse-failure (rc $rc)"
+
+echo "== errors"
+set +e
+out=$(run --consumer no-such-family --scenario "$scenario" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "unknown family: exit $rc"
+echo "$out" | grep -q "unknown consumer family 'no-such-family'" || fail "unknown family message: $out"
+echo "$out" | grep -q "known: .*broken-skip" || fail "unknown family should list the known ones: $out"
+set +e
+out=$(run --consumer broken-skip@9.9 --scenario "$scenario" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "unknown version: exit $rc"
+echo "$out" | grep -q "version '9.9' is not pinned.*pinned: 1" || fail "unknown version message: $out"
+set +e
+out=$(run --consumer broken-skip --scenario "$scenario" --expect fine 2>&1)
+rc=$?
+set -e
+[ $rc -eq 2 ] && echo "$out" | grep -q "unknown --expect 'fine'" || fail "bad --expect: $out"
+
+# a setup that fails is a harness-error, never the consumer's verdict
+mkdir -p "$work/cons/bad-setup"
+cat >"$work/cons/bad-setup/manifest.yaml" <<'EOF'
+family: bad-setup
+source: files
+versions: ["1"]
+setup: ["sh", "-c", "echo fetching from the registry; echo 'E: package not found' >&2; exit 3"]
+run: ["true"]
+EOF
+set +e
+"$bin" run --consumers-dir "$work/cons" --consumer bad-setup --scenario "$scenario" --mode compressed --quiet \
+  --report-dir "$work/r7" >"$work/t7.txt"
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "bad setup: exit $rc"
+grep -q "harness-error" "$work/t7.txt" || fail "bad setup: no harness-error: $(cat "$work/t7.txt")"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; assert c["verdict"]=="harness-error" and "exit status 3" in c["summary"] and "E: package not found" in c["summary"], c["summary"]' \
+  "$work/r7/report.json" || fail "bad setup summary"
+[ -f "$CDCH_CACHE/bad-setup/1.setup.log" ] || fail "setup log"
+[ ! -f "$CDCH_CACHE/bad-setup/1/.ok" ] || fail "failed setup must not be stamped"
+
+echo "== all run verdict tests passed"

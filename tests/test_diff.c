@@ -1,0 +1,452 @@
+/* test_diff.c — canonical event lines (events.c), value comparison and
+ * alignment (diff.c), verdicts (verdict.c): exact inputs, exact outputs. */
+#include "diff.h"
+#include "events.h"
+#include "testutil.h"
+#include "verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static cdch_change_list *lines(const char *text, bool strict)
+{
+    cdch_change_list *l = cdch_changes_new();
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        cdch_err err;
+        ck_assert_msg(cdch_changes_add_line(l, p, n, strict, &err) == 0, "line: %.*s: %s", (int)n, p, err.msg);
+        p += n + (nl ? 1 : 0);
+    }
+    return l;
+}
+
+static const cdch_jv *jv(cdch_arena *a, const char *text)
+{
+    cdch_jv *v;
+    cdch_err err;
+    ck_assert_msg(cdch_jv_parse(text, strlen(text), a, &v, &err) == 0, "%s: %s", text, err.msg);
+    return v;
+}
+
+static bool eq(cdch_cmp_kind k, int scale, const char *e, const char *o)
+{
+    cdch_arena a = CDCH_ARENA_INIT;
+    bool r = cdch_diff_value_equal(k, scale, jv(&a, e), jv(&a, o));
+    cdch_arena_free(&a);
+    return r;
+}
+
+#define G "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+/* Five transactions of one table t.o(id int, v decimal(5,2), f float), the
+ * 3rd and 4th compressed; txn k ends at 1000*k, starts at 1000*k-1000. */
+#define E1 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"gtid\":\"" G ":1\",\"pos\":{\"file\":\"b.000001\",\"pos\":1000},\"txn\":1,\"compressed\":false}"
+#define E2 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5},\"gtid\":\"" G ":2\",\"pos\":{\"file\":\"b.000001\",\"pos\":2000},\"txn\":2,\"compressed\":false}"
+#define E3 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":3,\"v\":\"3.00\",\"f\":3.5},\"gtid\":\"" G ":3\",\"pos\":{\"file\":\"b.000001\",\"pos\":3000},\"txn\":3,\"compressed\":true}"
+#define E4 "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"after\":{\"id\":1,\"v\":\"9.10\",\"f\":1.5},\"gtid\":\"" G ":4\",\"pos\":{\"file\":\"b.000001\",\"pos\":4000},\"txn\":4,\"compressed\":true}"
+#define E5 "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5},\"after\":null,\"gtid\":\"" G ":5\",\"pos\":{\"file\":\"b.000001\",\"pos\":5000},\"txn\":5,\"compressed\":false}"
+#define EXPECTED E1 "\n" E2 "\n" E3 "\n" E4 "\n" E5 "\n"
+
+/* Observed forms (no txn/compressed), with a position inside the transaction. */
+#define O1 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"gtid\":\"" G ":1\",\"pos\":{\"file\":\"b.000001\",\"pos\":1000}}"
+#define O2 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5},\"gtid\":\"" G ":2\",\"pos\":{\"file\":\"b.000001\",\"pos\":1500}}"
+#define O3 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":3,\"v\":\"3.00\",\"f\":3.5},\"gtid\":\"" G ":3\",\"pos\":{\"file\":\"b.000001\",\"pos\":3000}}"
+#define O4 "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"after\":{\"id\":1,\"v\":\"9.10\",\"f\":1.5},\"gtid\":\"" G ":4\",\"pos\":{\"file\":\"b.000001\",\"pos\":4000}}"
+#define O5 "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5},\"after\":null,\"gtid\":\"" G ":5\",\"pos\":{\"file\":\"b.000001\",\"pos\":5000}}"
+
+static cdch_diff_schema *schema(void)
+{
+    const char *names[] = {"id", "v", "f"};
+    cdch_cmp_kind kinds[] = {CDCH_CMP_INT, CDCH_CMP_DECIMAL, CDCH_CMP_FLOAT};
+    int scales[] = {-1, 2, -1};
+    cdch_diff_schema *s = cdch_diff_schema_new();
+    cdch_diff_schema_add_table(s, "t", "o", 3, names, kinds, scales);
+    return s;
+}
+
+static cdch_diff *diff_of(const char *observed, cdch_change_list **obs_out)
+{
+    cdch_change_list *e = lines(EXPECTED, true);
+    cdch_change_list *o = lines(observed, false);
+    cdch_diff_schema *s = schema();
+    cdch_diff *d = cdch_diff_run(e, o, s, NULL);
+    cdch_diff_schema_free(s);
+    cdch_changes_free(e);
+    if (obs_out)
+        *obs_out = o;
+    else
+        cdch_changes_free(o);
+    return d;
+}
+
+static cdch_outcome outcome(cdch_stop_reason r, int status)
+{
+    cdch_outcome o;
+    memset(&o, 0, sizeof o);
+    o.reason = r;
+    o.exit_status = status;
+    o.timeout_s = 60;
+    return o;
+}
+
+static cdch_verdict judge(const cdch_diff *d, const cdch_change_list *obs, cdch_outcome o, char *summary, size_t n)
+{
+    cdch_judgement j;
+    cdch_verdict_judge(d, obs, &o, &j);
+    if (summary)
+        snprintf(summary, n, "%s", j.summary);
+    cdch_verdict v = j.verdict;
+    cdch_judgement_free(&j);
+    return v;
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+START_TEST(jv_parser)
+{
+    cdch_arena a = CDCH_ARENA_INIT;
+    const cdch_jv *v = jv(&a, " {\"a\":[1,-2.5e3,\"x\\u00e9\\ud83d\\ude00\"],\"b\":null,\"c\":true} ");
+    ck_assert_int_eq(v->type, CDCH_JV_OBJECT);
+    ck_assert_uint_eq(v->u.obj.n, 3);
+    const cdch_jv *arr = cdch_jv_get(v, "a");
+    ck_assert_uint_eq(arr->u.arr.n, 3);
+    ck_assert_int_eq(arr->u.arr.items[1]->type, CDCH_JV_NUMBER);
+    ck_assert_uint_eq(arr->u.arr.items[1]->raw_len, 6);
+    ck_assert_mem_eq(arr->u.arr.items[1]->raw, "-2.5e3", 6);
+    ck_assert_str_eq(arr->u.arr.items[2]->u.str.ptr, "x\xc3\xa9\xf0\x9f\x98\x80");
+    ck_assert_int_eq(cdch_jv_get(v, "b")->type, CDCH_JV_NULL);
+    ck_assert_ptr_null(cdch_jv_get(v, "zz"));
+    static const char *const bad[] = {"{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\ud800\"", "\"a\nb\"", "nul",
+                                      "{} x", "\"\xff\"", "-"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cdch_jv *out;
+        cdch_err err;
+        ck_assert_msg(cdch_jv_parse(bad[i], strlen(bad[i]), &a, &out, &err) != 0, "accepted %s", bad[i]);
+        ck_assert_msg(strstr(err.msg, "column ") == err.msg, "message: %s", err.msg);
+    }
+    cdch_arena_free(&a);
+}
+END_TEST
+
+START_TEST(change_lines)
+{
+    cdch_change_list *l = lines(E3 "\n"
+                                   "{\"kind\":\"ready\"}\n"
+                                   "\n"
+                                   "INFO starting\n"
+                                   "{\"kind\":\"error\",\"message\":\"type 40\"}\n"
+                                   "{\"op\":\"upsert\",\"db\":\"t\",\"table\":\"o\"}\n",
+                                false);
+    ck_assert_uint_eq(l->n, 1);
+    const cdch_change *c = &l->items[0];
+    ck_assert_int_eq(c->op, CDCH_OP_INSERT);
+    ck_assert_str_eq(c->db, "t");
+    ck_assert_str_eq(c->table, "o");
+    ck_assert_ptr_null(c->before);
+    ck_assert_int_eq(c->after->type, CDCH_JV_OBJECT);
+    ck_assert_str_eq(c->gtid, G ":3");
+    ck_assert_str_eq(c->pos_file, "b.000001");
+    ck_assert_int_eq(c->pos, 3000);
+    ck_assert_uint_eq(c->txn, 3);
+    ck_assert_int_eq(c->compressed, 1);
+    ck_assert_uint_eq(l->nctl, 2);
+    ck_assert_int_eq(l->ctl[0].kind, CDCH_CTL_READY);
+    ck_assert_int_eq(l->ctl[1].kind, CDCH_CTL_ERROR);
+    ck_assert_str_eq(l->ctl[1].message, "type 40");
+    ck_assert_uint_eq(l->ctl[1].at, 1);
+    ck_assert_uint_eq(l->invalid, 2);
+    ck_assert_uint_eq(l->first_invalid_line, 4);
+    ck_assert_str_eq(l->first_invalid, "line 4: not a JSON object: INFO starting");
+    cdch_changes_free(l);
+
+    /* strict (expected.jsonl): the first bad line is an error naming it */
+    cdch_change_list *s = cdch_changes_new();
+    cdch_err err;
+    ck_assert_int_eq(cdch_changes_add_line(s, E1, strlen(E1), true, &err), 0);
+    const char *bad = "{\"op\":\"insert\",\"db\":1,\"table\":\"o\"}";
+    ck_assert_int_eq(cdch_changes_add_line(s, bad, strlen(bad), true, &err), -1);
+    ck_assert_str_eq(err.msg, "line 2: \"db\" and \"table\" must be strings");
+    cdch_changes_free(s);
+}
+END_TEST
+
+/* ---- values ------------------------------------------------------------------ */
+
+START_TEST(values_by_type)
+{
+    /* integers: exact, numbers or strings, beyond 64 bits */
+    ck_assert(eq(CDCH_CMP_INT, -1, "18446744073709551615", "\"18446744073709551615\""));
+    ck_assert(eq(CDCH_CMP_INT, -1, "0", "-0"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "9223372036854775807", "9223372036854775806"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "7", "7.0"));
+    /* decimals: trailing zeros as the scale says, exponents */
+    ck_assert(eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "\"12.5\""));
+    ck_assert(eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "12.500"));
+    ck_assert(eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "\"1.25E+1\""));
+    ck_assert(eq(CDCH_CMP_DECIMAL, 2, "\"0.00\"", "\"-0\""));
+    ck_assert(eq(CDCH_CMP_DECIMAL, 30, "\"0.000000000000000000000000000001\"", "\"1E-30\""));
+    ck_assert(!eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "\"12.51\""));
+    ck_assert(!eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "\"12.501\""));
+    ck_assert(!eq(CDCH_CMP_DECIMAL, 0, "\"99999999999999999999\"", "\"99999999999999999998\""));
+    /* FLOAT at float precision, DOUBLE at 1e-15 */
+    ck_assert(eq(CDCH_CMP_FLOAT, -1, "3.4028235e+38", "3.4028234663852886e+38"));
+    ck_assert(eq(CDCH_CMP_FLOAT, -1, "0.1", "0.10000000149011612"));
+    ck_assert(!eq(CDCH_CMP_FLOAT, -1, "1.5", "1.5001"));
+    ck_assert(eq(CDCH_CMP_DOUBLE, -1, "0.1", "0.10000000000000001"));
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "0.1", "0.10000000149011612"));
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "1", "null"));
+    /* temporals: fraction digits normalised; TIME hour zeros */
+    ck_assert(eq(CDCH_CMP_TEMPORAL, -1, "\"2024-01-01 09:00:00.100\"", "\"2024-01-01 09:00:00.1\""));
+    ck_assert(eq(CDCH_CMP_TEMPORAL, -1, "\"2024-01-01 09:00:00\"", "\"2024-01-01 09:00:00.000000\""));
+    ck_assert(!eq(CDCH_CMP_TEMPORAL, -1, "\"2024-01-01 09:00:00\"", "\"2024-01-01 09:00:01\""));
+    ck_assert(eq(CDCH_CMP_TIME, -1, "\"-8:00:00\"", "\"-08:00:00.0\""));
+    ck_assert(eq(CDCH_CMP_TIME, -1, "\"-838:59:59\"", "\"-838:59:59\""));
+    /* JSON structurally */
+    ck_assert(eq(CDCH_CMP_JSON, -1, "{\"a\":1,\"b\":[1,{\"c\":null}]}", "{\"b\":[1,{\"c\":null}],\"a\":1.0}"));
+    ck_assert(!eq(CDCH_CMP_JSON, -1, "{\"a\":1,\"b\":[1,2]}", "{\"a\":1,\"b\":[2,1]}"));
+    ck_assert(!eq(CDCH_CMP_JSON, -1, "{\"a\":1}", "\"{\\\"a\\\":1}\""));
+    /* SET as a set, GEOMETRY hex case, binary exact */
+    ck_assert(eq(CDCH_CMP_SET, -1, "[\"a\",\"c\"]", "[\"c\",\"a\"]"));
+    ck_assert(!eq(CDCH_CMP_SET, -1, "[\"a\",\"c\"]", "[\"a\"]"));
+    ck_assert(eq(CDCH_CMP_GEOMETRY, -1, "{\"srid\":0,\"wkb\":\"01ab\"}", "{\"wkb\":\"01AB\",\"srid\":0}"));
+    ck_assert(!eq(CDCH_CMP_GEOMETRY, -1, "{\"srid\":0,\"wkb\":\"01ab\"}", "{\"srid\":4326,\"wkb\":\"01ab\"}"));
+    ck_assert(eq(CDCH_CMP_EXACT, -1, "{\"base64\":\"AP8=\"}", "{\"base64\":\"AP8=\"}"));
+    ck_assert(!eq(CDCH_CMP_EXACT, -1, "{\"base64\":\"AP8=\"}", "\"\\u0000\\u00ff\""));
+    ck_assert(eq(CDCH_CMP_EXACT, -1, "\"\\u00fc\"", "\"\xc3\xbc\""));
+    ck_assert(eq(CDCH_CMP_VECTOR, -1, "[1.5,2]", "[1.5000000001,2.0]"));
+    /* NULL only equals NULL; absent only absent */
+    ck_assert(!eq(CDCH_CMP_EXACT, -1, "null", "\"\""));
+    ck_assert(cdch_diff_value_equal(CDCH_CMP_EXACT, -1, NULL, NULL));
+}
+END_TEST
+
+/* ---- alignment --------------------------------------------------------------- */
+
+START_TEST(in_order_pass)
+{
+    /* "@N" names, reordered members, decimal and float spellings, a GTID set */
+    cdch_change_list *obs;
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n"
+                              "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"@3\":3.5000001,\"@1\":3,\"@2\":\"3.0\"},\"gtid\":\"" G ":1-3\",\"pos\":{\"file\":\"b.000001\",\"pos\":2000}}\n" O4
+                              "\n" O5 "\n",
+                           &obs);
+    ck_assert_uint_eq(d->matched_rows, 5);
+    ck_assert_uint_eq(d->complete_txns, 5);
+    ck_assert_uint_eq(d->nmissing + d->mismatch_total + d->dup_total + d->reorder_total + d->ckpt_total, 0);
+    ck_assert_uint_eq(d->ckpt_rows_checked, 5);
+    char s[1024];
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PASS);
+    ck_assert_str_eq(s, "5 rows in 5 transactions; checkpoints valid");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(skip_is_a_hole)
+{
+    cdch_change_list *obs;
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n" O5 "\n", &obs);
+    ck_assert_uint_eq(d->nmissing, 2);
+    ck_assert_uint_eq(d->holes, 2);
+    ck_assert_uint_eq(d->tail, 0);
+    ck_assert_uint_eq(d->missing[0].txn, 3);
+    ck_assert(d->missing[0].compressed);
+    ck_assert(d->missing[0].hole);
+    ck_assert_ptr_null(d->missing[0].reported);
+    ck_assert_uint_eq(d->missing[1].txn, 4);
+    ck_assert_uint_eq(d->last_txn_seen, 5);
+    char s[1024];
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_SILENT_SKIP);
+    ck_assert_str_eq(s, "2 transaction(s) missing while later ones arrived: txn 3*, 4* (2 of 2 compressed, * = "
+                        "compressed); first: txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row)");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* the same gap announced by an error line: parse-failure */
+    d = diff_of(O1 "\n" O2 "\n{\"kind\":\"error\",\"message\":\"unknown event 40\"}\n" O5 "\n", &obs);
+    ck_assert_str_eq(d->missing[0].reported, "unknown event 40");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
+    ck_assert_str_eq(s, "consumer reported an error and skipped txn 3*, 4* (2 of 2 compressed, * = compressed); "
+                        "first: txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row): unknown event 40");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(prefix_verdicts)
+{
+    cdch_change_list *obs;
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n", &obs);
+    ck_assert_uint_eq(d->tail, 3);
+    ck_assert_uint_eq(d->holes, 0);
+    char s[1024];
+    cdch_outcome died = outcome(CDCH_STOP_EXITED, 1);
+    died.stderr_tail = "starting\nERROR: unknown event type 40\n";
+    ck_assert_int_eq(judge(d, obs, died, s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
+    ck_assert_str_eq(s, "stopped before txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row): adapter "
+                        "exited with status 1 (stderr: ERROR: unknown event type 40)");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_TIMEOUT, -1), s, sizeof s), CDCH_VERDICT_HANG);
+    ck_assert_str_eq(s, "no progress and no exit before the 60 s timeout; stuck before txn 3 (gtid " G
+                        ":3, ending at b.000001:3000, compressed, 1 row)");
+    cdch_outcome files = outcome(CDCH_STOP_EXITED, 0);
+    files.files_source = true;
+    ck_assert_int_eq(judge(d, obs, files, NULL, 0), CDCH_VERDICT_SILENT_SKIP);
+    cdch_outcome idle = outcome(CDCH_STOP_IDLE_AFTER_STREAM, -1);
+    idle.stream_delivered = true;
+    ck_assert_int_eq(judge(d, obs, idle, NULL, 0), CDCH_VERDICT_SILENT_SKIP);
+    cdch_outcome he = outcome(CDCH_STOP_NONE, -1);
+    he.harness_error = "setup of x@1 failed";
+    ck_assert_int_eq(judge(d, obs, he, s, sizeof s), CDCH_VERDICT_HARNESS_ERROR);
+    ck_assert_str_eq(s, "setup of x@1 failed");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* nothing at all, then an error line */
+    d = diff_of("{\"kind\":\"error\",\"message\":\"boom\"}\n", &obs);
+    ck_assert_uint_eq(d->tail, 5);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
+    ck_assert_str_eq(s, "stopped before txn 1 (gtid " G ":1, ending at b.000001:1000, uncompressed, 1 row): consumer error: boom");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(duplicate_reorder_mismatch)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n" O2 "\n" O3 "\n" O4 "\n" O5 "\n", &obs);
+    ck_assert_uint_eq(d->dup_total, 1);
+    ck_assert_uint_eq(d->dup[0].txn, 2);
+    ck_assert_uint_eq(d->dup[0].obs_line, 3);
+    ck_assert_uint_eq(d->dup[0].first_obs_line, 2);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_DUPLICATE);
+    ck_assert_str_eq(s, "1 duplicate row(s); first: txn 2 again at observed line 3");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    d = diff_of(O1 "\n" O3 "\n" O2 "\n" O4 "\n" O5 "\n", &obs);
+    ck_assert_uint_eq(d->nmissing, 0);
+    ck_assert_uint_eq(d->reorder_total, 1);
+    ck_assert_uint_eq(d->reorder[0].txn, 2);
+    ck_assert_uint_eq(d->reorder[0].after_txn, 3);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_REORDER);
+    ck_assert_str_eq(s, "1 row(s) out of order; first: txn 2 arrived after txn 3 (observed line 3)");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* a changed decimal, a float beyond float precision, an extra column */
+    d = diff_of(O1 "\n" O2 "\n" O3 "\n"
+                   "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"after\":{\"id\":1,\"v\":\"9.01\",\"f\":1.6,\"x\":0}}\n" O5
+                   "\n",
+                &obs);
+    ck_assert_uint_eq(d->nmissing, 0);
+    ck_assert_uint_eq(d->mismatch_total, 3);
+    ck_assert_str_eq(d->mismatch[0].what, "value differs");
+    ck_assert_str_eq(d->mismatch[0].image, "after");
+    ck_assert_str_eq(d->mismatch[0].column, "v");
+    ck_assert_str_eq(d->mismatch[0].expected, "\"9.10\"");
+    ck_assert_str_eq(d->mismatch[0].observed, "\"9.01\"");
+    ck_assert_uint_eq(d->mismatch[0].txn, 4);
+    ck_assert(d->mismatch[0].compressed);
+    ck_assert_str_eq(d->mismatch[1].column, "f");
+    ck_assert_str_eq(d->mismatch[2].what, "unexpected column");
+    ck_assert_str_eq(d->mismatch[2].column, "x");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_MISMATCH);
+    ck_assert_str_eq(s, "3 difference(s); first: txn 4 (compressed) after.v: expected \"9.10\", observed \"9.01\"");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* an event nobody expected */
+    d = diff_of(O1 "\n{\"op\":\"insert\",\"db\":\"x\",\"table\":\"y\",\"before\":null,\"after\":{\"a\":1}}\n" O2 "\n" O3 "\n" O4 "\n" O5 "\n", &obs);
+    ck_assert_uint_eq(d->mismatch_total, 1);
+    ck_assert_str_eq(d->mismatch[0].what, "unexpected event");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), NULL, 0), CDCH_VERDICT_MISMATCH);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(checkpoints)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    /* position 0 for compressed rows */
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n"
+                              "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":3,\"v\":\"3.00\",\"f\":3.5},\"pos\":{\"file\":\"b.000001\",\"pos\":0}}\n" O4
+                              "\n" O5 "\n",
+                           &obs);
+    ck_assert_uint_eq(d->ckpt_total, 1);
+    ck_assert_uint_eq(d->ckpt[0].txn, 3);
+    ck_assert(d->ckpt[0].compressed);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_BAD_CHECKPOINT);
+    ck_assert_str_eq(s, "rows fine; 1 row(s) with a bad checkpoint; first: txn 3 (compressed): reported pos "
+                        "b.000001:0 is outside txn 3 (b.000001:2000..3000)");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* stuck at the previous transaction's position: not past it */
+    d = diff_of(O1 "\n" O2 "\n" O3 "\n"
+                   "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"after\":{\"id\":1,\"v\":\"9.10\",\"f\":1.5},\"pos\":{\"file\":\"b.000001\",\"pos\":2500}}\n" O5
+                   "\n",
+                &obs);
+    ck_assert_uint_eq(d->ckpt_total, 1);
+    ck_assert_uint_eq(d->ckpt[0].txn, 4);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* a GTID set that never advanced; a wrong single GTID */
+    d = diff_of(O1 "\n" O2 "\n"
+                   "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":3,\"v\":\"3.00\",\"f\":3.5},\"gtid\":\"" G ":1-1\"}\n"
+                   "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"after\":{\"id\":1,\"v\":\"9.10\",\"f\":1.5},\"gtid\":\"" G ":3\"}\n" O5
+                   "\n",
+                &obs);
+    ck_assert_uint_eq(d->ckpt_total, 2);
+    ck_assert_uint_eq(d->ckpt[0].txn, 3);
+    ck_assert_str_eq(d->ckpt[0].what, "reported gtid '" G ":1-1' is not txn 3's (" G ":3) nor a set ending there");
+    ck_assert_uint_eq(d->ckpt[1].txn, 4);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(verdict_names)
+{
+    for (int v = 0; v < CDCH_VERDICT_COUNT; v++) {
+        cdch_verdict back;
+        ck_assert_int_eq(cdch_verdict_parse(cdch_verdict_name((cdch_verdict)v), &back), 0);
+        ck_assert_int_eq(back, v);
+    }
+    cdch_verdict x;
+    ck_assert_int_eq(cdch_verdict_parse("fine", &x), -1);
+    ck_assert(cdch_verdict_worse(CDCH_VERDICT_SILENT_SKIP, CDCH_VERDICT_PARSE_FAILURE));
+    ck_assert(!cdch_verdict_worse(CDCH_VERDICT_PARSE_FAILURE, CDCH_VERDICT_SILENT_SKIP));
+    ck_assert(!cdch_verdict_worse(CDCH_VERDICT_PASS, CDCH_VERDICT_MISMATCH));
+    ck_assert(cdch_verdict_worse(CDCH_VERDICT_HARNESS_ERROR, CDCH_VERDICT_SILENT_SKIP));
+    ck_assert(!cdch_verdict_worse(CDCH_VERDICT_HARNESS_ERROR, CDCH_VERDICT_HARNESS_ERROR));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("diff");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, jv_parser);
+    tcase_add_test(tc, change_lines);
+    tcase_add_test(tc, values_by_type);
+    tcase_add_test(tc, in_order_pass);
+    tcase_add_test(tc, skip_is_a_hole);
+    tcase_add_test(tc, prefix_verdicts);
+    tcase_add_test(tc, duplicate_reorder_mismatch);
+    tcase_add_test(tc, checkpoints);
+    tcase_add_test(tc, verdict_names);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_run(suite()); }

@@ -1,0 +1,871 @@
+/* test_server.c — the fake primary seen by a real client library
+ * (MariaDB Connector/C, Debian libmariadb): `cdcharness serve` is started on
+ * a free port (port 0, the "listening on" line read back) for each
+ * configuration and stopped with SIGTERM at the end.
+ *
+ * Covers: both password plugins with and without TLS (caching_sha2 fast
+ * path, full path over TLS, full path with the RSA key exchange, checked in
+ * the server's --log-queries output), AuthSwitchRequest, wrong
+ * password/user (1045 with MySQL's message), the variable/status/catalogue
+ * queries with exact values, SHOW MASTER STATUS / BINARY LOGS / BINLOG
+ * EVENTS, an unknown statement and an unknown table (clear ERRs), KILL,
+ * multi-statements, prepared statements, COM_PING / STATISTICS / INIT_DB /
+ * RESET_CONNECTION / SET_OPTION / FIELD_LIST, packets over 16 MiB, and link
+ * shaping (rate and delay).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <mysql.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define SCENARIO CDCH_SOURCE_DIR "/tests/data/server.yaml"
+#define UUID "5f4b2a10-8c3d-11ee-b9d1-0242ac120002"
+/* capability bits libmariadb's headers name differently or not at all (MySQL's mysql_com.h) */
+#define CAP_DEPRECATE_EOF (1u << 24)
+#define CAP_ZSTD (1u << 26)
+#define CAP_QUERY_ATTRIBUTES (1u << 27)
+
+typedef struct served {
+    pid_t pid;
+    unsigned port;
+    char log[256]; /* the server's stderr */
+} served;
+
+static served g_sha2, g_native, g_shaped;
+
+static void serve_start(served *s, const char *tag, const char *const *extra)
+{
+    snprintf(s->log, sizeof s->log, "test_server-%s.log", tag); /* in the build directory, overwritten each run */
+    int out[2];
+    if (pipe(out) != 0)
+        abort();
+    const char *argv[32] = {CDCH_BIN, "serve", SCENARIO, "--mode", "compressed", "--port", "0", "--log-queries"};
+    size_t n = 8;
+    for (size_t i = 0; extra && extra[i]; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        close(out[0]);
+        execv(CDCH_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    close(out[1]);
+    FILE *f = fdopen(out[0], "r");
+    char line[256] = "";
+    if (!fgets(line, sizeof line, f)) {
+        fprintf(stderr, "cdcharness serve (%s) printed no 'listening on' line; its stderr is in %s\n", tag, s->log);
+        abort();
+    }
+    fclose(f);
+    const char *colon = strrchr(line, ':');
+    if (strncmp(line, "listening on ", 13) != 0 || !colon) {
+        fprintf(stderr, "unexpected first line from cdcharness serve: %s", line);
+        abort();
+    }
+    s->pid = pid;
+    s->port = (unsigned)atoi(colon + 1);
+}
+
+static void serve_stop(served *s)
+{
+    if (s->pid <= 0)
+        return;
+    kill(s->pid, SIGTERM);
+    int st = 0;
+    waitpid(s->pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fprintf(stderr, "cdcharness serve did not exit cleanly (status 0x%x); see %s\n", st, s->log);
+    s->pid = 0;
+}
+
+static void setup(void)
+{
+    static const char *const native[] = {"--auth", "mysql_native_password", NULL};
+    static const char *const shaped[] = {"--auth", "mysql_native_password", "--link-rate", "256kbit",
+                                         "--link-delay", "150ms", NULL};
+    serve_start(&g_sha2, "sha2", NULL);
+    serve_start(&g_native, "native", native);
+    serve_start(&g_shaped, "shaped", shaped);
+}
+
+static void teardown(void)
+{
+    serve_stop(&g_sha2);
+    serve_stop(&g_native);
+    serve_stop(&g_shaped);
+}
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+typedef struct copts {
+    bool tls;
+    const char *user, *password, *db, *plugin;
+    unsigned long flags;
+} copts;
+
+static MYSQL *try_connect(const served *s, const copts *o)
+{
+    MYSQL *m = mysql_init(NULL);
+    ck_assert_ptr_nonnull(m);
+    unsigned timeout = 10;
+    mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+    mysql_optionsv(m, MYSQL_OPT_READ_TIMEOUT, &timeout);
+    my_bool yes = 1, no = 0;
+    if (o && o->tls) {
+        mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &yes);
+        mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &no);
+    }
+    if (o && o->plugin)
+        mysql_optionsv(m, MYSQL_DEFAULT_AUTH, o->plugin);
+    unsigned long maxp = 64ul << 20;
+    mysql_optionsv(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &maxp);
+    if (!mysql_real_connect(m, "127.0.0.1", o && o->user ? o->user : "cdch", o && o->password ? o->password : "cdch",
+                            o ? o->db : NULL, s->port, NULL, o ? o->flags : 0))
+        return m; /* caller checks mysql_errno */
+    return m;
+}
+
+static MYSQL *connect_ok(const served *s, const copts *o)
+{
+    MYSQL *m = try_connect(s, o);
+    ck_assert_msg(mysql_errno(m) == 0, "connect to port %u failed: %u %s", s->port, mysql_errno(m), mysql_error(m));
+    return m;
+}
+
+/* One row, one column: the value as a string ("NULL" for NULL). */
+static char *scalar(MYSQL *m, const char *sql)
+{
+    ck_assert_msg(mysql_query(m, sql) == 0, "%s: %u %s", sql, mysql_errno(m), mysql_error(m));
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_msg(r != NULL, "%s: no result set", sql);
+    MYSQL_ROW row = mysql_fetch_row(r);
+    ck_assert_msg(row != NULL, "%s: no row", sql);
+    char *v = strdup(row[0] ? row[0] : "NULL");
+    mysql_free_result(r);
+    return v;
+}
+
+#define ck_scalar(m, sql, want)                                                                                \
+    do {                                                                                                       \
+        char *got_ = scalar(m, sql);                                                                           \
+        ck_assert_msg(strcmp(got_, want) == 0, "%s: got '%s', want '%s'", sql, got_, want);                    \
+        free(got_);                                                                                            \
+    } while (0)
+
+/* Value of column `col` of the only row of a result (NULL -> "NULL"). */
+static char *cell(MYSQL *m, const char *sql, unsigned col, unsigned *nrows)
+{
+    ck_assert_msg(mysql_query(m, sql) == 0, "%s: %u %s", sql, mysql_errno(m), mysql_error(m));
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_msg(r != NULL, "%s: no result set", sql);
+    if (nrows)
+        *nrows = (unsigned)mysql_num_rows(r);
+    MYSQL_ROW row = mysql_fetch_row(r);
+    char *v = strdup(row ? (row[col] ? row[col] : "NULL") : "(no row)");
+    mysql_free_result(r);
+    return v;
+}
+
+static void expect_error(MYSQL *m, const char *sql, unsigned code, const char *msg_part)
+{
+    ck_assert_msg(mysql_query(m, sql) != 0, "%s: succeeded, expected error %u", sql, code);
+    ck_assert_msg(mysql_errno(m) == code, "%s: error %u %s, expected %u", sql, mysql_errno(m), mysql_error(m), code);
+    if (msg_part)
+        ck_assert_msg(strstr(mysql_error(m), msg_part) != NULL, "%s: message '%s' lacks '%s'", sql, mysql_error(m),
+                      msg_part);
+}
+
+static bool log_has(const served *s, const char *needle)
+{
+    size_t n;
+    char *text = (char *)tu_read_file(s->log, &n);
+    bool r = strstr(text, needle) != NULL;
+    free(text);
+    return r;
+}
+
+static void wait_log(const served *s, const char *needle)
+{
+    for (int i = 0; i < 50 && !log_has(s, needle); i++)
+        usleep(20000);
+    ck_assert_msg(log_has(s, needle), "server log %s lacks '%s'", s->log, needle);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the handshake bytes ------------------------------------------------------------------ */
+
+START_TEST(handshake_layout_like_mysql_8_0_33)
+{
+    /* the real 8.0.33 greeting and ours differ only in the connection id, the
+     * scramble, the version digits and the capability bits this server does
+     * not implement (compression, query attributes, session tracking,
+     * optional metadata, MFA) */
+    size_t flen;
+    uint8_t *real = tu_read_file(tu_fixture("boxercrab__handshake_v10_mysql-8.0.33.bin"), &flen);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)g_sha2.port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    uint8_t got[256];
+    size_t n = 0;
+    while (n < 4 || n < 4 + (size_t)(got[0] | got[1] << 8 | got[2] << 16)) {
+        ssize_t r = read(fd, got + n, sizeof got - n);
+        ck_assert_int_gt(r, 0);
+        n += (size_t)r;
+    }
+    close(fd);
+    ck_assert_uint_eq(n, flen); /* same length: "8.0.36" vs "8.0.33" */
+    ck_assert_uint_eq(got[3], 0); /* sequence id 0 */
+    for (size_t i = 0; i < n; i++) {
+        bool varies = (i >= 9 && i <= 10) ||  /* version digits "36" vs "33" */
+                      (i >= 12 && i < 16) ||  /* connection id */
+                      (i >= 16 && i < 24) ||  /* scramble part 1 */
+                      (i >= 25 && i < 27) ||  /* capabilities, low 16 bits */
+                      (i >= 30 && i < 32) ||  /* capabilities, high 16 bits */
+                      (i >= 43 && i < 55);    /* scramble part 2 (NUL at 55) */
+        if (!varies)
+            ck_assert_msg(got[i] == real[i], "byte %zu: 0x%02x, MySQL 8.0.33 sends 0x%02x", i, got[i], real[i]);
+    }
+    uint32_t caps = (uint32_t)got[25] | (uint32_t)got[26] << 8 | (uint32_t)got[30] << 16 | (uint32_t)got[31] << 24;
+    uint32_t real_caps = (uint32_t)real[25] | (uint32_t)real[26] << 8 | (uint32_t)real[30] << 16 |
+                         (uint32_t)real[31] << 24;
+    ck_assert_uint_eq(real_caps, 0xdfffffffu);
+    ck_assert_uint_eq(caps & ~real_caps, 0);                                  /* nothing MySQL lacks */
+    ck_assert_uint_eq(caps & (CLIENT_SSL | CLIENT_PLUGIN_AUTH | CAP_DEPRECATE_EOF | CLIENT_CONNECT_ATTRS |
+                              CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS |
+                              CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA),
+                      CLIENT_SSL | CLIENT_PLUGIN_AUTH | CAP_DEPRECATE_EOF | CLIENT_CONNECT_ATTRS |
+                          CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS |
+                          CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA);
+    ck_assert_uint_eq(caps & (CLIENT_COMPRESS | CAP_ZSTD | CAP_QUERY_ATTRIBUTES), 0);
+    for (size_t i = 16; i < 24; i++)
+        ck_assert_uint_ne(got[i], 0);
+    free(real);
+}
+END_TEST
+
+/* ---- authentication ------------------------------------------------------------------------ */
+
+START_TEST(sha2_full_and_fast_paths)
+{
+    /* FLUSH PRIVILEGES empties the cache: the next login takes the full path */
+    MYSQL *m = connect_ok(&g_sha2, &(copts){.tls = true});
+    ck_assert_int_eq(mysql_query(m, "FLUSH PRIVILEGES"), 0);
+    mysql_close(m);
+
+    m = connect_ok(&g_sha2, &(copts){.tls = false}); /* full path without TLS: RSA key exchange */
+    char want[128];
+    snprintf(want, sizeof want, "connection %lu: caching_sha2_password full authentication with the RSA key pair",
+             mysql_thread_id(m));
+    wait_log(&g_sha2, want);
+    ck_scalar(m, "SELECT 1", "1");
+    mysql_close(m);
+
+    m = connect_ok(&g_sha2, &(copts){.tls = false}); /* now cached: fast path */
+    snprintf(want, sizeof want, "connection %lu: caching_sha2_password fast path", mysql_thread_id(m));
+    wait_log(&g_sha2, want);
+    ck_assert_int_eq(mysql_query(m, "FLUSH PRIVILEGES"), 0);
+    mysql_close(m);
+
+    m = connect_ok(&g_sha2, &(copts){.tls = true}); /* full path over TLS: clear password */
+    snprintf(want, sizeof want, "connection %lu: caching_sha2_password full authentication over TLS",
+             mysql_thread_id(m));
+    wait_log(&g_sha2, want);
+    ck_assert_ptr_nonnull(mysql_get_ssl_cipher(m));
+    char *cipher = cell(m, "SHOW SESSION STATUS LIKE 'Ssl_cipher'", 1, NULL);
+    ck_assert_str_eq(cipher, mysql_get_ssl_cipher(m));
+    free(cipher);
+    mysql_close(m);
+
+    m = connect_ok(&g_sha2, &(copts){.tls = true}); /* TLS + cached: fast path */
+    snprintf(want, sizeof want, "connection %lu: caching_sha2_password fast path", mysql_thread_id(m));
+    wait_log(&g_sha2, want);
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(auth_switch_to_sha2)
+{
+    /* the client starts with mysql_native_password; the account is caching_sha2 */
+    MYSQL *m = connect_ok(&g_sha2, &(copts){.plugin = "mysql_native_password"});
+    char want[128];
+    snprintf(want, sizeof want, "connection %lu: AuthSwitchRequest mysql_native_password -> caching_sha2_password",
+             mysql_thread_id(m));
+    wait_log(&g_sha2, want);
+    ck_scalar(m, "SELECT CURRENT_USER()", "cdch@%");
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(native_with_and_without_tls)
+{
+    MYSQL *m = connect_ok(&g_native, &(copts){.tls = false});
+    ck_assert_ptr_null(mysql_get_ssl_cipher(m));
+    ck_scalar(m, "SELECT @@default_authentication_plugin", "mysql_native_password");
+    mysql_close(m);
+    m = connect_ok(&g_native, &(copts){.tls = true});
+    ck_assert_ptr_nonnull(mysql_get_ssl_cipher(m));
+    char *v = cell(m, "SHOW STATUS LIKE 'Ssl_version'", 1, NULL);
+    ck_assert_msg(strncmp(v, "TLSv1.", 6) == 0, "Ssl_version %s", v);
+    free(v);
+    mysql_close(m);
+    /* the client asks for caching_sha2 first: switched to native */
+    m = connect_ok(&g_native, &(copts){.plugin = "caching_sha2_password"});
+    char want[128];
+    snprintf(want, sizeof want, "connection %lu: AuthSwitchRequest caching_sha2_password -> mysql_native_password",
+             mysql_thread_id(m));
+    wait_log(&g_native, want);
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(wrong_password_and_user)
+{
+    const served *servers[] = {&g_sha2, &g_native};
+    for (size_t i = 0; i < 2; i++)
+        for (int tls = 0; tls < 2; tls++) {
+            MYSQL *m = try_connect(servers[i], &(copts){.tls = tls, .password = "wrong"});
+            ck_assert_uint_eq(mysql_errno(m), 1045);
+            ck_assert_str_eq(mysql_error(m), "Access denied for user 'cdch'@'127.0.0.1' (using password: YES)");
+            ck_assert_str_eq(mysql_sqlstate(m), "28000");
+            mysql_close(m);
+        }
+    MYSQL *m = try_connect(&g_sha2, &(copts){.user = "mallory"});
+    ck_assert_uint_eq(mysql_errno(m), 1045);
+    ck_assert_str_eq(mysql_error(m), "Access denied for user 'mallory'@'127.0.0.1' (using password: YES)");
+    mysql_close(m);
+    m = try_connect(&g_native, &(copts){.db = "nosuchdb"});
+    ck_assert_uint_eq(mysql_errno(m), 1049);
+    ck_assert_str_eq(mysql_error(m), "Unknown database 'nosuchdb'");
+    mysql_close(m);
+}
+END_TEST
+
+/* ---- queries ------------------------------------------------------------------------------- */
+
+START_TEST(variables_exact)
+{
+    MYSQL *m = connect_ok(&g_native, NULL);
+    ck_scalar(m, "SELECT @@version", "8.0.36");
+    ck_scalar(m, "SELECT VERSION()", "8.0.36");
+    ck_scalar(m, "SELECT @@version_comment", "MySQL Community Server - GPL");
+    ck_scalar(m, "SELECT @@server_id", "7");
+    ck_scalar(m, "SELECT @@GLOBAL.SERVER_ID", "7");
+    ck_scalar(m, "SELECT @@global.server_uuid", UUID);
+    ck_scalar(m, "SELECT @@GLOBAL.GTID_MODE", "ON");
+    ck_scalar(m, "SELECT @@enforce_gtid_consistency", "ON");
+    ck_scalar(m, "SELECT @@global.gtid_executed", UUID ":1-7");
+    ck_scalar(m, "SELECT @@global.gtid_purged", "");
+    ck_scalar(m, "SELECT @@binlog_format", "ROW");
+    ck_scalar(m, "SELECT @@binlog_row_image", "FULL");
+    ck_scalar(m, "SELECT @@binlog_row_metadata", "FULL");
+    ck_scalar(m, "SELECT @@global.binlog_checksum", "CRC32");
+    ck_scalar(m, "SELECT @@log_bin", "1");
+    ck_scalar(m, "SELECT @@lower_case_table_names", "0");
+    ck_scalar(m, "SELECT @@time_zone", "UTC");
+    ck_scalar(m, "SELECT @@system_time_zone", "UTC");
+    ck_scalar(m, "SELECT @@binlog_transaction_compression", "1");
+    ck_scalar(m, "SELECT @@binlog_transaction_compression_level_zstd", "5");
+    ck_scalar(m, "SELECT @@max_allowed_packet", "67108864");
+    ck_scalar(m, "SELECT @@character_set_server", "utf8mb4");
+    ck_scalar(m, "SELECT @@collation_server", "utf8mb4_0900_ai_ci");
+    ck_scalar(m, "SELECT @@session.transaction_isolation", "REPEATABLE-READ");
+    ck_scalar(m, "SELECT @@auto_increment_increment", "1");
+    ck_scalar(m, "SELECT @@net_write_timeout", "60");
+    ck_scalar(m, "SELECT @@wait_timeout", "28800");
+    ck_scalar(m, "SELECT @@interactive_timeout", "28800");
+    ck_scalar(m, "SELECT @@license", "GPL");
+    ck_scalar(m, "SELECT @@performance_schema", "1");
+    ck_scalar(m, "SELECT 1", "1");
+    ck_scalar(m, "SELECT DATABASE()", "NULL");
+    ck_scalar(m, "SELECT USER()", "cdch@127.0.0.1");
+    ck_scalar(m, "SELECT CURRENT_USER", "cdch@%");
+    char *id = scalar(m, "SELECT CONNECTION_ID()");
+    ck_assert_uint_eq(strtoul(id, NULL, 10), mysql_thread_id(m));
+    free(id);
+    char *ts = scalar(m, "SELECT UNIX_TIMESTAMP()");
+    long long d = atoll(ts) - (long long)time(NULL);
+    ck_assert_msg(d >= -5 && d <= 5, "UNIX_TIMESTAMP() %s is off by %lld s", ts, d);
+    free(ts);
+    char *now = scalar(m, "SELECT NOW()");
+    ck_assert_uint_eq(strlen(now), 19);
+    free(now);
+    /* SHOW VARIABLES forms */
+    char *v = cell(m, "SHOW GLOBAL VARIABLES LIKE 'binlog_checksum'", 1, NULL);
+    ck_assert_str_eq(v, "CRC32");
+    free(v);
+    v = cell(m, "show variables like 'log_bin'", 1, NULL);
+    ck_assert_str_eq(v, "ON");
+    free(v);
+    v = cell(m, "SHOW SESSION VARIABLES LIKE 'gtid\\_mode'", 1, NULL);
+    ck_assert_str_eq(v, "ON");
+    free(v);
+    unsigned n;
+    v = cell(m, "SHOW VARIABLES WHERE Variable_name IN ('character_set_server','collation_server')", 0, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v, "character_set_server");
+    free(v);
+    v = cell(m, "SHOW VARIABLES LIKE 'binlog_row_%'", 0, &n);
+    ck_assert_uint_eq(n, 5); /* event_max_size, image, metadata, value_options, rows_query (_ = any) */
+    free(v);
+    v = cell(m, "SHOW VARIABLES LIKE 'rds\\_%'", 0, &n);
+    ck_assert_uint_eq(n, 0);
+    free(v);
+    v = cell(m, "SHOW GLOBAL STATUS LIKE 'Uptime'", 1, &n);
+    ck_assert_uint_eq(n, 1);
+    free(v);
+    /* user variables, replica-style SETs */
+    ck_assert_int_eq(mysql_query(m, "SET @master_binlog_checksum= @@global.binlog_checksum, "
+                                    "@source_binlog_checksum = 'NONE', @master_heartbeat_period=1000000000"),
+                     0);
+    ck_scalar(m, "SELECT @master_binlog_checksum", "CRC32");
+    ck_scalar(m, "SELECT @source_binlog_checksum", "NONE");
+    ck_scalar(m, "SELECT @master_heartbeat_period", "1000000000");
+    ck_scalar(m, "SELECT @never_set", "NULL");
+    ck_assert_int_eq(mysql_query(m, "SET @slave_uuid=uuid(), @replica_uuid='x'"), 0);
+    v = scalar(m, "SELECT @slave_uuid");
+    ck_assert_uint_eq(strlen(v), 36);
+    free(v);
+    ck_assert_int_eq(mysql_query(m, "SET NAMES utf8mb4 COLLATE utf8mb4_bin"), 0);
+    ck_scalar(m, "SELECT @@collation_connection", "utf8mb4_bin");
+    ck_assert_int_eq(mysql_query(m, "SET autocommit=0, sql_mode='', SESSION net_write_timeout=7200"), 0);
+    ck_scalar(m, "SELECT @@autocommit", "0");
+    ck_scalar(m, "SELECT @@session.net_write_timeout", "7200");
+    ck_scalar(m, "SELECT @@global.net_write_timeout", "60");
+    ck_assert_int_eq(mysql_query(m, "SET character_set_results = NULL"), 0);
+    ck_scalar(m, "SELECT @@character_set_results", "NULL");
+    /* Connector/J's session probe, with labels */
+    ck_assert_int_eq(mysql_query(m, "/* mysql-connector-j-9.1.0 */SELECT  @@session.auto_increment_increment AS "
+                                    "auto_increment_increment, @@character_set_client AS character_set_client, "
+                                    "@@license AS license, @@time_zone AS time_zone"),
+                     0);
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_uint_eq(mysql_num_fields(r), 4);
+    ck_assert_str_eq(mysql_fetch_field_direct(r, 0)->name, "auto_increment_increment");
+    ck_assert_uint_eq(mysql_fetch_field_direct(r, 0)->type, MYSQL_TYPE_LONGLONG);
+    ck_assert_str_eq(mysql_fetch_field_direct(r, 3)->name, "time_zone");
+    mysql_free_result(r);
+    expect_error(m, "SELECT @@no_such_variable", 1193, "Unknown system variable 'no_such_variable'");
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(binlog_status_queries)
+{
+    MYSQL *m = connect_ok(&g_sha2, &(copts){.tls = true});
+    ck_assert_int_eq(mysql_query(m, "SHOW MASTER STATUS"), 0);
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_uint_eq(mysql_num_fields(r), 5);
+    ck_assert_str_eq(mysql_fetch_field_direct(r, 4)->name, "Executed_Gtid_Set");
+    MYSQL_ROW row = mysql_fetch_row(r);
+    ck_assert_str_eq(row[0], "binlog.000001");
+    char pos[32];
+    snprintf(pos, sizeof pos, "%s", row[1]);
+    ck_assert_str_eq(row[2], "");
+    ck_assert_str_eq(row[4], UUID ":1-7");
+    mysql_free_result(r);
+    /* SHOW BINARY LOGS agrees on the size */
+    char *size = cell(m, "SHOW BINARY LOGS", 1, NULL);
+    ck_assert_str_eq(size, pos);
+    free(size);
+    char *enc = cell(m, "SHOW MASTER LOGS", 2, NULL);
+    ck_assert_str_eq(enc, "No");
+    free(enc);
+    /* 8.0.36 has no SHOW BINARY LOG STATUS (added in 8.2) */
+    expect_error(m, "SHOW BINARY LOG STATUS", 1064, "BINARY LOG STATUS");
+    /* SHOW BINLOG EVENTS */
+    ck_assert_int_eq(mysql_query(m, "SHOW BINLOG EVENTS LIMIT 3"), 0);
+    r = mysql_store_result(m);
+    ck_assert_uint_eq(mysql_num_rows(r), 3);
+    row = mysql_fetch_row(r);
+    ck_assert_str_eq(row[0], "binlog.000001");
+    ck_assert_str_eq(row[1], "4");
+    ck_assert_str_eq(row[2], "Format_desc");
+    ck_assert_str_eq(row[3], "7");
+    ck_assert_str_eq(row[5], "Server ver: 8.0.36, Binlog ver: 4");
+    row = mysql_fetch_row(r);
+    ck_assert_str_eq(row[2], "Previous_gtids");
+    row = mysql_fetch_row(r);
+    ck_assert_str_eq(row[2], "Gtid");
+    ck_assert_str_eq(row[5], "SET @@SESSION.GTID_NEXT= '" UUID ":1'");
+    mysql_free_result(r);
+    unsigned n;
+    char *t = cell(m, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 4 LIMIT 1, 1", 2, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(t, "Previous_gtids");
+    free(t);
+    expect_error(m, "SHOW BINLOG EVENTS IN 'binlog.000099'", 1220, "Could not find target log");
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(catalogue_queries)
+{
+    MYSQL *m = connect_ok(&g_native, NULL);
+    unsigned n;
+    char *v = cell(m, "SHOW DATABASES LIKE 'shop'", 0, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v, "shop");
+    free(v);
+    v = cell(m, "SHOW FULL TABLES IN `shop` WHERE Table_Type = 'BASE TABLE'", 0, &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(v, "customers");
+    free(v);
+    v = cell(m, "SHOW CREATE TABLE `shop`.`orders`", 1, NULL);
+    ck_assert_msg(strncmp(v, "CREATE TABLE `orders` (\n  `id` bigint unsigned NOT NULL AUTO_INCREMENT,", 70) == 0,
+                  "%s", v);
+    free(v);
+    v = cell(m, "SHOW CREATE DATABASE shop", 1, NULL);
+    ck_assert_msg(strstr(v, "CREATE DATABASE `shop`") == v, "%s", v);
+    free(v);
+    v = cell(m, "SHOW FULL COLUMNS FROM orders FROM shop", 1, &n);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_str_eq(v, "bigint unsigned");
+    free(v);
+    v = cell(m, "SHOW INDEX FROM shop.orders", 4, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v, "id");
+    free(v);
+    ck_assert_int_eq(mysql_query(m, "SELECT COLUMN_NAME, COLLATION_NAME, CHARACTER_SET_NAME, COLUMN_COMMENT, "
+                                    "COLUMN_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA='shop' AND "
+                                    "TABLE_NAME='orders' ORDER BY ORDINAL_POSITION"),
+                     0);
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_uint_eq(mysql_num_rows(r), 4);
+    const char *want[][3] = {{"id", NULL, "bigint unsigned"},
+                             {"total", NULL, "decimal(10,2)"},
+                             {"note", "utf8mb4_0900_ai_ci", "varchar(100)"},
+                             {"placed", NULL, "datetime(3)"}};
+    for (int i = 0; i < 4; i++) {
+        MYSQL_ROW row = mysql_fetch_row(r);
+        ck_assert_str_eq(row[0], want[i][0]);
+        if (want[i][1])
+            ck_assert_str_eq(row[1], want[i][1]);
+        else
+            ck_assert_ptr_null(row[1]);
+        ck_assert_str_eq(row[4], want[i][2]);
+    }
+    mysql_free_result(r);
+    v = cell(m, "select table_name from information_schema.tables where table_schema = 'shop' order by table_name "
+                "desc limit 1",
+             0, &n);
+    ck_assert_str_eq(v, "orders");
+    free(v);
+    v = cell(m, "SELECT schema_name, default_character_set_name, default_collation_name FROM "
+                "information_schema.schemata WHERE schema_name = 'shop'",
+             2, NULL);
+    ck_assert_str_eq(v, "utf8mb4_0900_ai_ci");
+    free(v);
+    v = cell(m, "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'shop' AND "
+                "TABLE_NAME = 'customers' AND CONSTRAINT_NAME = 'PRIMARY'",
+             0, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v, "id");
+    free(v);
+    v = cell(m, "SELECT VARIABLE_VALUE FROM performance_schema.global_variables WHERE VARIABLE_NAME = 'server_id'", 0,
+             NULL);
+    ck_assert_str_eq(v, "7");
+    free(v);
+    ck_scalar(m, "SELECT COUNT(*) FROM shop.orders", "0");
+    v = scalar(m, "SHOW GRANTS FOR CURRENT_USER");
+    ck_assert_msg(strstr(v, "REPLICATION SLAVE, REPLICATION CLIENT") != NULL, "%s", v);
+    free(v);
+    /* session statements */
+    const char *ok[] = {"FLUSH TABLES WITH READ LOCK",
+                        "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                        "START TRANSACTION WITH CONSISTENT SNAPSHOT",
+                        "/*!40100 SET @@SQL_MODE='' */",
+                        "UNLOCK TABLES",
+                        "COMMIT",
+                        "LOCK TABLES shop.orders READ",
+                        "ROLLBACK",
+                        "USE shop;"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        ck_assert_msg(mysql_query(m, ok[i]) == 0, "%s: %s", ok[i], mysql_error(m));
+    ck_scalar(m, "SELECT DATABASE()", "shop");
+    ck_scalar(m, "select count(*) from orders where id = 1", "0");
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(unknown_statement_and_table)
+{
+    MYSQL *m = connect_ok(&g_native, &(copts){.db = "shop"});
+    expect_error(m, "FROBNICATE the server", 1064, "does not support this statement: 'FROBNICATE the server'");
+    expect_error(m, "SELECT * FROM nowhere", 1146, "Table 'shop.nowhere' doesn't exist");
+    expect_error(m, "SELECT * FROM information_schema.no_such_view", 1109, "no_such_view");
+    expect_error(m, "INSERT INTO orders VALUES (1)", 1290, "read-only");
+    expect_error(m, "USE nosuchdb", 1049, "Unknown database 'nosuchdb'");
+    expect_error(m, "SELECT frob(1)", 1305, "FUNCTION frob does not exist");
+    /* the connection is still usable */
+    ck_scalar(m, "SELECT 1", "1");
+    mysql_close(m);
+    wait_log(&g_native, "unsupported statement (answered with ERR 1064; add a pattern to harness/server/query.c): "
+                        "FROBNICATE the server");
+}
+END_TEST
+
+START_TEST(kill_connection)
+{
+    MYSQL *a = connect_ok(&g_native, NULL);
+    MYSQL *b = connect_ok(&g_native, NULL);
+    unsigned long ida = mysql_thread_id(a);
+    char *pl = cell(b, "SHOW PROCESSLIST", 0, NULL);
+    free(pl);
+    char sql[64];
+    snprintf(sql, sizeof sql, "KILL %lu", ida);
+    ck_assert_msg(mysql_query(b, sql) == 0, "%s: %s", sql, mysql_error(b));
+    ck_assert_int_ne(mysql_query(a, "SELECT 1"), 0);
+    unsigned e = mysql_errno(a);
+    ck_assert_msg(e == 2013 || e == 2006 || e == 2026, "killed connection answered %u %s", e, mysql_error(a));
+    expect_error(b, "KILL 999999", 1094, "Unknown thread id: 999999");
+    ck_assert_int_eq(mysql_kill(b, 999998), 1);
+    ck_assert_uint_eq(mysql_errno(b), 1094);
+    mysql_close(a);
+    mysql_close(b);
+}
+END_TEST
+
+START_TEST(commands)
+{
+    MYSQL *m = connect_ok(&g_native, &(copts){.flags = CLIENT_MULTI_STATEMENTS});
+    ck_assert_int_eq(mysql_ping(m), 0);
+    const char *st = mysql_stat(m);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_msg(strncmp(st, "Uptime: ", 8) == 0, "%s", st);
+    ck_assert_int_eq(mysql_select_db(m, "shop"), 0);
+    ck_scalar(m, "SELECT DATABASE()", "shop");
+    ck_assert_int_ne(mysql_select_db(m, "nope"), 0);
+    ck_assert_uint_eq(mysql_errno(m), 1049);
+    /* multi-statements: three results */
+    ck_assert_int_eq(mysql_query(m, "SELECT 1; SET @a = 5; SELECT @a + 1 AS b;"), 0);
+    int results = 0;
+    char last[16] = "";
+    do {
+        MYSQL_RES *r = mysql_store_result(m);
+        if (r) {
+            MYSQL_ROW row = mysql_fetch_row(r);
+            snprintf(last, sizeof last, "%s", row[0]);
+            mysql_free_result(r);
+        }
+        results++;
+    } while (mysql_next_result(m) == 0);
+    ck_assert_int_eq(results, 3);
+    ck_assert_str_eq(last, "6");
+    /* COM_SET_OPTION off: multi-statements refused */
+    ck_assert_int_eq(mysql_set_server_option(m, MYSQL_OPTION_MULTI_STATEMENTS_OFF), 0);
+    ck_assert_int_ne(mysql_query(m, "SELECT 1; SELECT 2"), 0);
+    ck_assert_uint_eq(mysql_errno(m), 1064);
+    /* COM_RESET_CONNECTION forgets user variables */
+    ck_assert_int_eq(mysql_query(m, "SET @keep = 1"), 0);
+    ck_assert_int_eq(mysql_reset_connection(m), 0);
+    ck_scalar(m, "SELECT @keep", "NULL");
+    /* COM_FIELD_LIST */
+    ck_assert_int_eq(mysql_select_db(m, "shop"), 0);
+    MYSQL_RES *fl = mysql_list_fields(m, "orders", NULL);
+    ck_assert_ptr_nonnull(fl);
+    ck_assert_uint_eq(mysql_num_fields(fl), 4);
+    ck_assert_str_eq(mysql_fetch_field_direct(fl, 1)->name, "total");
+    ck_assert_uint_eq(mysql_fetch_field_direct(fl, 1)->type, MYSQL_TYPE_NEWDECIMAL);
+    mysql_free_result(fl);
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(prepared_statements)
+{
+    MYSQL *m = connect_ok(&g_sha2, &(copts){.tls = true});
+    MYSQL_STMT *st = mysql_stmt_init(m);
+    const char *sql = "SELECT COLUMN_NAME, ORDINAL_POSITION FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA=? "
+                      "AND TABLE_NAME=? ORDER BY ORDINAL_POSITION";
+    ck_assert_msg(mysql_stmt_prepare(st, sql, strlen(sql)) == 0, "%s", mysql_stmt_error(st));
+    ck_assert_uint_eq(mysql_stmt_param_count(st), 2);
+    ck_assert_uint_eq(mysql_stmt_field_count(st), 2);
+    MYSQL_BIND in[2];
+    memset(in, 0, sizeof in);
+    const char *db = "shop", *tb = "customers";
+    unsigned long dl = 4, tl = 9;
+    in[0].buffer_type = MYSQL_TYPE_STRING;
+    in[0].buffer = (void *)db;
+    in[0].length = &dl;
+    in[1].buffer_type = MYSQL_TYPE_STRING;
+    in[1].buffer = (void *)tb;
+    in[1].length = &tl;
+    ck_assert_int_eq(mysql_stmt_bind_param(st, in), 0);
+    ck_assert_msg(mysql_stmt_execute(st) == 0, "%s", mysql_stmt_error(st));
+    char name[64];
+    unsigned long nl;
+    long long pos;
+    MYSQL_BIND out[2];
+    memset(out, 0, sizeof out);
+    out[0].buffer_type = MYSQL_TYPE_STRING;
+    out[0].buffer = name;
+    out[0].buffer_length = sizeof name;
+    out[0].length = &nl;
+    out[1].buffer_type = MYSQL_TYPE_LONGLONG;
+    out[1].buffer = &pos;
+    ck_assert_int_eq(mysql_stmt_bind_result(st, out), 0);
+    ck_assert_int_eq(mysql_stmt_store_result(st), 0);
+    ck_assert_uint_eq(mysql_stmt_num_rows(st), 2);
+    ck_assert_int_eq(mysql_stmt_fetch(st), 0);
+    ck_assert_str_eq(name, "id");
+    ck_assert_int_eq(pos, 1);
+    ck_assert_int_eq(mysql_stmt_fetch(st), 0);
+    ck_assert_str_eq(name, "email");
+    ck_assert_int_eq(pos, 2);
+    ck_assert_int_eq(mysql_stmt_fetch(st), MYSQL_NO_DATA);
+    mysql_stmt_close(st);
+
+    /* numeric parameter, NULL result, a SET */
+    st = mysql_stmt_init(m);
+    sql = "SELECT ? + 1, @@server_id, NULL";
+    ck_assert_int_eq(mysql_stmt_prepare(st, sql, strlen(sql)), 0);
+    long long x = 41, r1 = 0, r2 = 0;
+    memset(in, 0, sizeof in);
+    in[0].buffer_type = MYSQL_TYPE_LONGLONG;
+    in[0].buffer = &x;
+    ck_assert_int_eq(mysql_stmt_bind_param(st, in), 0);
+    ck_assert_msg(mysql_stmt_execute(st) == 0, "%s", mysql_stmt_error(st));
+    MYSQL_BIND o3[3];
+    my_bool isnull[3] = {0, 0, 0};
+    char dummy[8];
+    memset(o3, 0, sizeof o3);
+    o3[0].buffer_type = MYSQL_TYPE_LONGLONG;
+    o3[0].buffer = &r1;
+    o3[1].buffer_type = MYSQL_TYPE_LONGLONG;
+    o3[1].buffer = &r2;
+    o3[2].buffer_type = MYSQL_TYPE_STRING;
+    o3[2].buffer = dummy;
+    o3[2].buffer_length = sizeof dummy;
+    for (int i = 0; i < 3; i++)
+        o3[i].is_null = &isnull[i];
+    ck_assert_int_eq(mysql_stmt_bind_result(st, o3), 0);
+    ck_assert_int_eq(mysql_stmt_fetch(st), 0);
+    ck_assert_int_eq(r1, 42);
+    ck_assert_int_eq(r2, 7);
+    ck_assert(isnull[2]);
+    mysql_stmt_close(st);
+    st = mysql_stmt_init(m);
+    sql = "SET @p = ?";
+    ck_assert_int_eq(mysql_stmt_prepare(st, sql, strlen(sql)), 0);
+    ck_assert_uint_eq(mysql_stmt_field_count(st), 0);
+    memset(in, 0, sizeof in);
+    const char *val = "it's";
+    unsigned long vl = 4;
+    in[0].buffer_type = MYSQL_TYPE_STRING;
+    in[0].buffer = (void *)val;
+    in[0].length = &vl;
+    ck_assert_int_eq(mysql_stmt_bind_param(st, in), 0);
+    ck_assert_msg(mysql_stmt_execute(st) == 0, "%s", mysql_stmt_error(st));
+    mysql_stmt_close(st);
+    ck_scalar(m, "SELECT @p", "it's");
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(large_packets)
+{
+    /* a 17 MiB statement and result: both directions cross the 16 MiB packet split */
+    MYSQL *m = connect_ok(&g_native, NULL);
+    size_t n = 17u << 20;
+    char *sql = malloc(n + 32);
+    ck_assert_ptr_nonnull(sql);
+    memcpy(sql, "SELECT '", 8);
+    memset(sql + 8, 'x', n);
+    memcpy(sql + 8 + n, "' AS big", 9);
+    ck_assert_msg(mysql_real_query(m, sql, strlen(sql)) == 0, "%s", mysql_error(m));
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_ptr_nonnull(r);
+    MYSQL_ROW row = mysql_fetch_row(r);
+    unsigned long *len = mysql_fetch_lengths(r);
+    ck_assert_uint_eq(len[0], n);
+    ck_assert(row[0][0] == 'x' && row[0][n - 1] == 'x');
+    mysql_free_result(r);
+    free(sql);
+    ck_scalar(m, "SELECT 2", "2");
+    mysql_close(m);
+}
+END_TEST
+
+START_TEST(link_shaping)
+{
+    /* 150 ms one-way delay: each round trip takes at least that long */
+    MYSQL *m = connect_ok(&g_shaped, NULL);
+    double t0 = now_s();
+    for (int i = 0; i < 3; i++)
+        ck_scalar(m, "SELECT 1", "1");
+    double dt = now_s() - t0;
+    ck_assert_msg(dt >= 0.44, "3 round trips with 150 ms delay took %.3f s", dt);
+    /* 256 kbit/s = 32000 B/s: a 64000-byte result takes about 2 s */
+    size_t n = 64000;
+    char *big = malloc(n + 64);
+    memcpy(big, "SELECT '", 8);
+    memset(big + 8, 'y', n);
+    strcpy(big + 8 + n, "'");
+    t0 = now_s();
+    ck_assert_int_eq(mysql_real_query(m, big, strlen(big)), 0);
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_ptr_nonnull(r);
+    mysql_free_result(r);
+    dt = now_s() - t0;
+    ck_assert_msg(dt >= 1.7 && dt < 6.0, "64000 bytes at 256 kbit/s took %.3f s (want about 2.1 s)", dt);
+    free(big);
+    mysql_close(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("server");
+    TCase *tc = tcase_create("libmariadb");
+    tcase_add_unchecked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, handshake_layout_like_mysql_8_0_33);
+    tcase_add_test(tc, sha2_full_and_fast_paths);
+    tcase_add_test(tc, auth_switch_to_sha2);
+    tcase_add_test(tc, native_with_and_without_tls);
+    tcase_add_test(tc, wrong_password_and_user);
+    tcase_add_test(tc, variables_exact);
+    tcase_add_test(tc, binlog_status_queries);
+    tcase_add_test(tc, catalogue_queries);
+    tcase_add_test(tc, unknown_statement_and_table);
+    tcase_add_test(tc, kill_connection);
+    tcase_add_test(tc, commands);
+    tcase_add_test(tc, prepared_statements);
+    tcase_add_test(tc, large_packets);
+    tcase_add_test(tc, link_shaping);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    mysql_library_init(0, NULL, NULL);
+    int r = tu_run(suite());
+    mysql_library_end();
+    return r;
+}
