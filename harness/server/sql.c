@@ -964,7 +964,8 @@ static sql_expr *parse_cmp(sql_lex *lx, sql_ctx *cx)
             if (lx_kw(lx, "ESCAPE") && !parse_primary(lx, cx))
                 return NULL;
             l = node2(cx, E_LIKE, "like", l, r);
-            l->neg = neg;
+            if (l)
+                l->neg = neg;
             continue;
         }
         if (lx_kw(lx, "REGEXP") || lx_kw(lx, "RLIKE")) {
