@@ -2,6 +2,7 @@
  * alignment (diff.c), verdicts (verdict.c): exact inputs, exact outputs. */
 #include "diff.h"
 #include "events.h"
+#include "scenario.h"
 #include "testutil.h"
 #include "verdict.h"
 
@@ -432,6 +433,46 @@ START_TEST(verdict_names)
 }
 END_TEST
 
+
+/* ENUM indexes and SET bitmaps from a consumer that has no member names are
+ * accepted when they denote the expected members, and only then. */
+START_TEST(enum_set_numbers)
+{
+    static const char yaml[] =
+        "name: es\ndescription: es\n"
+        "tables:\n"
+        "  - name: d.t\n"
+        "    columns:\n"
+        "      - {name: id, type: int, primary_key: true}\n"
+        "      - {name: e, type: \"enum('new','paid')\"}\n"
+        "      - {name: s, type: \"set('a','b','c')\"}\n"
+        "transactions:\n"
+        "  - insert: {table: d.t, rows: [{id: 1, e: paid, s: [a, c]}]}\n";
+    cdch_err err;
+    cdch_scenario *sc = cdch_scenario_load_mem(yaml, sizeof yaml - 1, "es.yaml", &err);
+    ck_assert_msg(sc != NULL, "%s", err.msg);
+    cdch_diff_schema *s = cdch_diff_schema_from_scenario(sc);
+    cdch_change_list *e = lines("{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"before\":null,"
+                                "\"after\":{\"id\":1,\"e\":\"paid\",\"s\":[\"a\",\"c\"]},\"txn\":1}\n", true);
+    static const char *const good[] = {"{\"e\":2,\"s\":5}", "{\"e\":\"paid\",\"s\":\"5\"}"};
+    static const char *const bad[] = {"{\"e\":1,\"s\":5}", "{\"e\":2,\"s\":4}", "{\"e\":3,\"s\":5}", "{\"e\":2,\"s\":13}"};
+    for (int k = 0; k < 6; k++) {
+        const char *img = k < 2 ? good[k] : bad[k - 2];
+        char line[512];
+        snprintf(line, sizeof line,
+                 "{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"before\":null,\"after\":{\"id\":1,%s}\n", img + 1);
+        cdch_change_list *o = lines(line, false);
+        cdch_diff *d = cdch_diff_run(e, o, s, NULL);
+        ck_assert_msg((d->mismatch_total == 0) == (k < 2), "image %s: %zu mismatches", img, d->mismatch_total);
+        cdch_diff_free(d);
+        cdch_changes_free(o);
+    }
+    cdch_changes_free(e);
+    cdch_diff_schema_free(s);
+    cdch_scenario_free(sc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("diff");
@@ -445,6 +486,7 @@ static Suite *suite(void)
     tcase_add_test(tc, duplicate_reorder_mismatch);
     tcase_add_test(tc, checkpoints);
     tcase_add_test(tc, verdict_names);
+    tcase_add_test(tc, enum_set_numbers);
     suite_add_tcase(s, tc);
     return s;
 }

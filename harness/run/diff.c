@@ -75,6 +75,7 @@ typedef struct sch_table {
     char **names;
     cdch_cmp_kind *kinds;
     int *scales;
+    char ***labels; /* per column: ENUM/SET member names, NULL-terminated; NULL when none */
 } sch_table;
 
 struct cdch_diff_schema {
@@ -119,6 +120,7 @@ void cdch_diff_schema_add_table(cdch_diff_schema *s, const char *db, const char 
     t->names = xcalloc(ncols, sizeof *t->names);
     t->kinds = xcalloc(ncols, sizeof *t->kinds);
     t->scales = xcalloc(ncols, sizeof *t->scales);
+    t->labels = NULL;
     for (size_t i = 0; i < ncols; i++) {
         t->names[i] = xstrdup(names[i]);
         t->kinds[i] = kinds[i];
@@ -147,8 +149,14 @@ void cdch_diff_schema_free(cdch_diff_schema *s)
         return;
     for (size_t i = 0; i < s->n; i++) {
         sch_table *t = &s->t[i];
-        for (size_t c = 0; c < t->ncols; c++)
+        for (size_t c = 0; c < t->ncols; c++) {
             free(t->names[c]);
+            for (size_t k = 0; t->labels && t->labels[c] && t->labels[c][k]; k++)
+                free(t->labels[c][k]);
+            if (t->labels)
+                free(t->labels[c]);
+        }
+        free(t->labels);
         free(t->names);
         free(t->kinds);
         free(t->scales);
@@ -214,6 +222,16 @@ cdch_diff_schema *cdch_diff_schema_from_scenario(const cdch_scenario *sc)
             kinds[c] = kind_of_coldef(&t->cols[c].def, &scales[c]);
         }
         cdch_diff_schema_add_table(s, t->db, t->name, t->ncols, names, kinds, scales);
+        sch_table *st = &s->t[s->n - 1];
+        st->labels = xcalloc(t->ncols, sizeof *st->labels);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const cdch_coldef *d = &t->cols[c].def;
+            if (!d->labels || (d->real_type != CDCH_T_ENUM && d->real_type != CDCH_T_SET))
+                continue;
+            st->labels[c] = xcalloc(d->nlabels + 1, sizeof *st->labels[c]);
+            for (size_t k = 0; k < d->nlabels; k++)
+                st->labels[c][k] = xstrdup(d->labels[k] ? d->labels[k] : "");
+        }
         free(names);
         free(kinds);
         free(scales);
@@ -706,6 +724,7 @@ typedef struct rcol {
     size_t idx;       /* column index, NONE when unknown */
     cdch_cmp_kind kind;
     int scale;
+    char *const *labels; /* ENUM/SET member names, NULL-terminated, or NULL */
     const cdch_jv *v;
 } rcol;
 
@@ -715,6 +734,7 @@ static void resolve(const sch_table *t, const cdch_jv_member *m, size_t pos, rco
     out->idx = NONE;
     out->kind = CDCH_CMP_GENERIC;
     out->scale = -1;
+    out->labels = NULL;
     out->v = m->value;
     if (!t)
         return;
@@ -736,6 +756,50 @@ static void resolve(const sch_table *t, const cdch_jv_member *m, size_t pos, rco
     out->name = t->names[idx];
     out->kind = t->kinds[idx];
     out->scale = t->scales[idx];
+    out->labels = t->labels ? t->labels[idx] : NULL;
+}
+
+/* A consumer that has no ENUM/SET member names (MINIMAL row metadata and no
+ * catalogue lookup) can only report the stored number: the 1-based ENUM
+ * index or the SET bitmap. That number denotes the same member(s) and is
+ * accepted when it does, by the column's member list. */
+static bool member_number_equal(char *const *labels, const cdch_jv *e, const cdch_jv *o)
+{
+    if (!labels || !e || !o)
+        return false;
+    /* a number, or a decimal string for bitmaps beyond the signed 64-bit range */
+    const char *txt = o->type == CDCH_JV_NUMBER ? o->raw : o->type == CDCH_JV_STRING ? o->u.str.ptr : NULL;
+    size_t tlen = o->type == CDCH_JV_NUMBER ? o->raw_len : o->type == CDCH_JV_STRING ? o->u.str.len : 0;
+    if (!txt || tlen == 0 || tlen > 20)
+        return false;
+    char num[24];
+    memcpy(num, txt, tlen);
+    num[tlen] = '\0';
+    char *end;
+    unsigned long long v = strtoull(num, &end, 10);
+    if (*end != '\0' || num[0] == '-')
+        return false;
+    size_t n = 0;
+    while (labels[n])
+        n++;
+    if (e->type == CDCH_JV_STRING) { /* ENUM */
+        if (v == 0)
+            return e->u.str.len == 0;
+        return v <= n && strcmp(labels[v - 1], e->u.str.ptr) == 0;
+    }
+    if (e->type == CDCH_JV_ARRAY) { /* SET: the bitmap's members, in member order */
+        size_t k = 0;
+        for (size_t i = 0; i < n && i < 64; i++) {
+            if (!(v >> i & 1))
+                continue;
+            if (k >= e->u.arr.n || e->u.arr.items[k]->type != CDCH_JV_STRING ||
+                strcmp(e->u.arr.items[k]->u.str.ptr, labels[i]) != 0)
+                return false;
+            k++;
+        }
+        return k == e->u.arr.n && (n >= 64 || (v >> n) == 0);
+    }
+    return false;
 }
 
 typedef struct rowkey {
@@ -968,7 +1032,8 @@ static size_t compare_rows(ctx *c, size_t erow, size_t orow, bool rec)
                 continue;
             }
             used[f] = 1;
-            if (!cdch_diff_value_equal(er.kind, er.scale, er.v, orc[f].v)) {
+            if (!cdch_diff_value_equal(er.kind, er.scale, er.v, orc[f].v) &&
+                !member_number_equal(er.labels, er.v, orc[f].v)) {
                 ndiff++;
                 if (rec) {
                     cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "value differs");

@@ -1,10 +1,10 @@
 /* server.c — the fake primary's listener and connection threads.
  *
  * Owns: the cdch_server: its listening socket (--bind, port 0 = a free
- * port), the accept thread, one detached thread per client connection
- * (tracked in srv->conns; cdch_server_stop shuts every socket down and
- * waits until all of them have ended), the command dispatcher of a
- * connection and the counters.
+ * port), the accept thread, one thread per client connection (tracked in
+ * srv->conns; finished ones are joined by the accept loop;
+ * cdch_server_stop shuts every socket down and joins them all), the
+ * command dispatcher of a connection and the counters.
  *
  * cdch_server_new ignores SIGPIPE for the process: a TLS write to a closed
  * socket would otherwise kill it (plain sockets use MSG_NOSIGNAL).
@@ -224,18 +224,45 @@ static void *conn_thread(void *arg)
             break;
         }
     close(c->fd);
+    if (srv->nended == srv->capended) {
+        srv->capended = srv->capended ? srv->capended * 2 : 16;
+        srv->ended = realloc(srv->ended, srv->capended * sizeof *srv->ended);
+        if (!srv->ended)
+            abort();
+    }
+    srv->ended[srv->nended++] = pthread_self();
     srv->nthreads--;
     pthread_cond_broadcast(&srv->cv);
-    pthread_mutex_unlock(&srv->mu); /* from here on srv may be gone (cdch_server_stop returned) */
+    pthread_mutex_unlock(&srv->mu); /* the thread is joined by the accept loop or cdch_server_stop */
     cdch_buf_free(&c->wbuf);
     free(c);
     return NULL;
+}
+
+/* Join the connection threads that have finished. */
+static void reap(struct cdch_server *srv)
+{
+    pthread_mutex_lock(&srv->mu);
+    size_t n = srv->nended;
+    pthread_t *t = NULL;
+    if (n) {
+        t = malloc(n * sizeof *t);
+        if (!t)
+            abort();
+        memcpy(t, srv->ended, n * sizeof *t);
+        srv->nended = 0;
+    }
+    pthread_mutex_unlock(&srv->mu);
+    for (size_t i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    free(t);
 }
 
 static void *accept_thread(void *arg)
 {
     struct cdch_server *srv = arg;
     for (;;) {
+        reap(srv);
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         int fd = accept(srv->listen_fd, (struct sockaddr *)&ss, &sl);
@@ -285,12 +312,8 @@ static void *accept_thread(void *arg)
         srv_stat_add(srv, SRV_STAT_CONNECTIONS, 1);
         if (srv->opts.log_queries)
             fprintf(stderr, "cdcharness serve: connection %u from %s\n", c->id, c->peer);
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
         pthread_t th;
-        int e = pthread_create(&th, &at, conn_thread, c);
-        pthread_attr_destroy(&at);
+        int e = pthread_create(&th, NULL, conn_thread, c);
         if (e != 0) {
             fprintf(stderr, "cdcharness serve: cannot start a connection thread: %s\n", strerror(e));
             pthread_mutex_lock(&srv->mu);
@@ -409,6 +432,7 @@ void cdch_server_stop(cdch_server *srv)
     while (srv->nthreads > 0)
         pthread_cond_wait(&srv->cv, &srv->mu);
     pthread_mutex_unlock(&srv->mu);
+    reap(srv); /* every connection thread has exited when this returns */
 }
 
 void cdch_server_free(cdch_server *srv)
@@ -426,6 +450,7 @@ void cdch_server_free(cdch_server *srv)
     free((char *)srv->opts.tls_key);
     free(srv->stream_dir);
     free(srv->conns);
+    free(srv->ended);
     pthread_mutex_destroy(&srv->mu);
     pthread_cond_destroy(&srv->cv);
     free(srv);

@@ -120,6 +120,8 @@ struct cdch_server {
     srv_conn **conns;
     size_t nconns, capconns;
     size_t nthreads;           /* connection threads still running */
+    pthread_t *ended;          /* connection threads that finished, to be joined */
+    size_t nended, capended;
     uint32_t next_conn_id;
     cdch_server_stats stats;
     uint64_t active_dumps;
