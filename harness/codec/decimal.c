@@ -78,7 +78,7 @@ int cdch_decimal_decode(const uint8_t *bin, unsigned precision, unsigned scale, 
 
     unsigned intg = precision - scale;
     size_t size = cdch_decimal_bin_size(precision, scale);
-    uint8_t d[BIN_MAX];
+    uint8_t d[BIN_MAX] = {0};
     bool negative = (bin[0] & 0x80) == 0;
     uint8_t mask = negative ? 0xFF : 0x00;
     for (size_t i = 0; i < size; i++)
@@ -235,7 +235,7 @@ int cdch_decimal_encode(const char *text, size_t len, unsigned precision, unsign
         negative = false; /* MySQL never stores -0 (string2decimal clears the sign) */
 
     size_t size = cdch_decimal_bin_size(precision, scale);
-    uint8_t d[BIN_MAX];
+    uint8_t d[BIN_MAX] = {0};
     size_t pos = 0;
     unsigned di = 0;
     unsigned lead = intg % DIG_PER_GROUP;

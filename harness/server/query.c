@@ -222,8 +222,6 @@ static bool is_clause_word(const sql_lex *lx)
 }
 
 typedef struct sort_ctx {
-    sql_ctx *cx;
-    const srv_rs *rs;
     order_item *ord;
     size_t nord;
     qval *keys; /* nrows * nord */
@@ -239,7 +237,7 @@ static int cmp_rows(const void *a, const void *b)
         const qval *vx = &g_sort->keys[x * g_sort->nord + k], *vy = &g_sort->keys[y * g_sort->nord + k];
         int r;
         if (vx->k == QV_NULL || vy->k == QV_NULL)
-            r = (vx->k == QV_NULL) - (vy->k == QV_NULL) ? ((vx->k == QV_NULL) ? -1 : 1) : 0;
+            r = vx->k == vy->k ? 0 : vx->k == QV_NULL ? -1 : 1; /* NULLs sort first */
         else
             r = qv_cmp(vx, vy);
         if (g_sort->ord[k].desc)
@@ -438,14 +436,21 @@ static int h_select(srv_conn *c, qstmt *q, srv_result *res)
             for (size_t o = 0; o < nord; o++) {
                 cx.rs = &src;
                 cx.row = rows[k];
-                /* ORDER BY 1 = first select item */
                 const sql_expr *e = ord[o].e;
+                int64_t pos;
+                const char *alias = sql_expr_colname(e);
+                if (sql_expr_int_literal(e, &pos) && pos >= 1 && (size_t)pos <= nitems && !items[pos - 1].star)
+                    e = items[pos - 1].e; /* ORDER BY 2: the second select item */
+                else if (alias && srv_rs_find_col(&src, alias) < 0)
+                    for (size_t i = 0; i < nitems; i++)
+                        if (!items[i].star && items[i].label && strcasecmp(items[i].label, alias) == 0)
+                            e = items[i].e; /* ORDER BY an alias */
                 if (sql_eval(e, &cx, &keys[rows[k] * nord + o]) != 0) {
                     cx.err_code = 0;
                     keys[rows[k] * nord + o] = (qval){0};
                 }
             }
-        sort_ctx sc = {&cx, &src, ord, nord, keys};
+        sort_ctx sc = {ord, nord, keys};
         pthread_mutex_lock(&g_sort_mu);
         g_sort = &sc;
         qsort(rows, nrows, sizeof *rows, cmp_rows);

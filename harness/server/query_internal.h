@@ -108,6 +108,7 @@ int sql_eval(const sql_expr *e, sql_ctx *cx, qval *out); /* 0, or -1 with cx->er
 uint8_t sql_expr_type(const sql_expr *e, sql_ctx *cx, const srv_rs *src, int *src_col);
 bool sql_expr_is_count(const sql_expr *e);    /* COUNT(...) at the top */
 const char *sql_expr_colname(const sql_expr *e); /* column name if a plain column reference */
+bool sql_expr_int_literal(const sql_expr *e, int64_t *v); /* an integer literal (ORDER BY 2) */
 bool qv_true(const qval *v);
 /* Text form (NULL for SQL NULL), allocated in a when needed. */
 const char *qv_text(const qval *v, cdch_arena *a, size_t *n);

@@ -27,7 +27,7 @@
 
 enum {
     COM_SLEEP = 0x00, COM_QUIT = 0x01, COM_INIT_DB = 0x02, COM_QUERY = 0x03, COM_FIELD_LIST = 0x04,
-    COM_STATISTICS = 0x09, COM_PROCESS_INFO = 0x0a, COM_PROCESS_KILL = 0x0c, COM_DEBUG = 0x0d, COM_PING = 0x0e,
+    COM_REFRESH = 0x07, COM_STATISTICS = 0x09, COM_PROCESS_INFO = 0x0a, COM_PROCESS_KILL = 0x0c, COM_DEBUG = 0x0d, COM_PING = 0x0e,
     COM_BINLOG_DUMP = 0x12, COM_REGISTER_SLAVE = 0x15, COM_STMT_PREPARE = 0x16, COM_STMT_EXECUTE = 0x17,
     COM_STMT_SEND_LONG_DATA = 0x18, COM_STMT_CLOSE = 0x19, COM_STMT_RESET = 0x1a, COM_SET_OPTION = 0x1b,
     COM_STMT_FETCH = 0x1c, COM_BINLOG_DUMP_GTID = 0x1e, COM_RESET_CONNECTION = 0x1f,
@@ -149,6 +149,13 @@ static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
         return r;
     }
     case COM_PROCESS_INFO: return srv_query(c, "SHOW PROCESSLIST", 16);
+    case COM_REFRESH: /* FLUSH ...; REFRESH_GRANT (1) empties the caching_sha2 cache like FLUSH PRIVILEGES */
+        if (n >= 1 && (p[0] & 1)) {
+            pthread_mutex_lock(&c->srv->mu);
+            c->srv->sha2_cached = false;
+            pthread_mutex_unlock(&c->srv->mu);
+        }
+        return conn_ok(c, 0, 0, c->status, 0);
     case COM_PROCESS_KILL: {
         uint32_t id = n >= 4 ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
         if (id == c->id)

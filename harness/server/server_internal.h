@@ -12,6 +12,9 @@
  *   tls.c       OpenSSL context, self-signed certificate and RSA key pair
  *   query.c     the query pattern table: variables, SHOW statements,
  *               catalogue queries, SET @user_var, snapshot locking
+ *               (with sql.c, vars.c and schema.c behind query_internal.h:
+ *               SQL lexer/expressions, system/status variables, the
+ *               catalogue as information_schema / SHOW shows it)
  *   resultset.c text result sets (classic EOF or DEPRECATE_EOF), binary
  *               rows for prepared statements
  *   stmt.c      COM_STMT_PREPARE / EXECUTE / CLOSE / RESET

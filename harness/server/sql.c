@@ -1089,6 +1089,14 @@ bool sql_expr_is_count(const sql_expr *e) { return e && e->kind == E_FUNC && e->
 
 const char *sql_expr_colname(const sql_expr *e) { return e && e->kind == E_COL ? e->name : NULL; }
 
+bool sql_expr_int_literal(const sql_expr *e, int64_t *v)
+{
+    if (!e || e->kind != E_LIT || e->lit.k != QV_INT)
+        return false;
+    *v = e->lit.i;
+    return true;
+}
+
 /* ---- evaluation -------------------------------------------------------------------- */
 
 static void now_text(char *b, size_t cap, const char *fmt)

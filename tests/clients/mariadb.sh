@@ -27,7 +27,7 @@ serve_start native --auth mysql_native_password || exit 1
 q() { # PORT TLS(ssl|skip-ssl) SQL... -> stdout (batch, no headers)
     local port=$1 tls=$2
     shift 2
-    "$MARIADB" -h127.0.0.1 -P"$port" -ucdch -pcdch --"$tls" --batch --skip-column-names --connect-timeout=10 -e "$*"
+    "$MARIADB" -h127.0.0.1 -P"$port" -ucdch -pcdch --"$tls" --batch --skip-column-names --connect-timeout=30 -e "$*"
 }
 
 expect() { # NAME WANT PORT TLS SQL

@@ -25,7 +25,7 @@ function eq(got, want) {
 }
 
 function connect(port, tls, password = 'cdch') {
-  const opts = { host: '127.0.0.1', port, user: 'cdch', password, connectTimeout: 10000 };
+  const opts = { host: '127.0.0.1', port, user: 'cdch', password, connectTimeout: 30000 };
   if (tls) opts.ssl = { rejectUnauthorized: false };
   return mysql.createConnection(opts);
 }

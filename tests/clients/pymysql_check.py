@@ -32,7 +32,7 @@ def eq(got, want):
 
 
 def connect(port, tls, password="cdch", **kw):
-    args = dict(host="127.0.0.1", port=port, user="cdch", password=password, connect_timeout=10, **kw)
+    args = dict(host="127.0.0.1", port=port, user="cdch", password=password, connect_timeout=30, **kw)
     if tls:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
@@ -97,6 +97,16 @@ def queries(label, port, tls):
             return eq(e.args, (1146, "Table 'shop.nowhere' doesn't exist"))
         return "no error"
     check(label + ": unknown table -> 1146", unknown_table)
+
+    def unknown_command():
+        conn._execute_command(0x20, b"")  # no such command
+        try:
+            conn._read_packet()
+        except pymysql.err.MySQLError as e:
+            return eq(e.args[0], 1047)
+        return "no error"
+    check(label + ": unknown command -> 1047", unknown_command)
+    check(label + ": still usable after it", lambda: eq(q("SELECT 1"), ((1,),)))
 
     def kill():
         other = connect(port, tls)

@@ -42,7 +42,7 @@ func open(port string, useTLS bool, password string) (*sql.DB, error) {
 	cfg.Passwd = password
 	cfg.Net = "tcp"
 	cfg.Addr = "127.0.0.1:" + port
-	cfg.Timeout = 10 * time.Second
+	cfg.Timeout = 30 * time.Second
 	cfg.ParseTime = true
 	cfg.Params = map[string]string{"charset": "utf8mb4"}
 	if useTLS {

@@ -37,7 +37,7 @@ public class Check {
     }
 
     static Connection connect(int port, boolean tls, String password, String extra) throws SQLException {
-        String url = "jdbc:mysql://127.0.0.1:" + port + "/?connectTimeout=10000&allowPublicKeyRetrieval=true"
+        String url = "jdbc:mysql://127.0.0.1:" + port + "/?connectTimeout=30000&allowPublicKeyRetrieval=true"
                 + "&sslMode=" + (tls ? "REQUIRED" : "DISABLED") + extra;
         return DriverManager.getConnection(url, "cdch", password);
     }
