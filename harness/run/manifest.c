@@ -112,7 +112,7 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
             else
                 return fail(c, val, "'source' must be 'server' or 'files'", NULL);
         } else if (strcmp(key, "server_auth") == 0) {
-            bool native;
+            bool native = false;
             if (parse_auth(c, val, &native) != 0)
                 return -1;
             v->native_auth = native;

@@ -279,7 +279,7 @@ static int r_geom(wkbr *r, uint32_t want, unsigned depth)
     if (order != 1)
         return cdch_err_set(r->err, "bad WKB: byte order %u at byte %zu (MySQL stores little-endian WKB, 01)", order,
                             r->pos - 1);
-    uint32_t type, n;
+    uint32_t type = 0, n = 0;
     if (r_u32(r, &type) < 0)
         return -1;
     if (type < 1 || type > 7)
@@ -298,7 +298,7 @@ static int r_geom(wkbr *r, uint32_t want, unsigned depth)
         if (r_u32(r, &n) < 0)
             return -1;
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t m;
+            uint32_t m = 0;
             if (r_u32(r, &m) < 0)
                 return -1;
             if (m < 4)

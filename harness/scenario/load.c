@@ -570,7 +570,7 @@ static int load_column(sc_ctx *c, yaml_node_t *cn, const char *tcs, const char *
     if (col->def.type == CDCH_T_VECTOR && c->version < 90000)
         return sc_fail(c, tn, "column %s: vector columns need server.version 9.0 or later (this is %s)", col->name,
                        c->s->server.version);
-    bool b;
+    bool b = false;
     col->def.nullable = true;
     if ((v = sc_get(c, cn, "primary_key"))) {
         if (sc_bool(c, v, "primary_key", &b) < 0)
