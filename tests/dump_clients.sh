@@ -137,7 +137,10 @@ start_server U "$rot" "$U" || exit 1
 start_server B "$src/scenarios/payload-16mib.yaml" "$B" || exit 1
 start_server P "$src/scenarios/gtid-on.yaml" "$work/purged" || exit 1
 start_server F1 "$rot" "$C" --unknown-event-at 3 --corrupt-checksum-at 5 --truncate-event-at 8 || exit 1
-start_server F2 "$rot" "$C" --drop-after-events 6 --faults-once || exit 1
+# the same fault asked for by the scenario itself (a `faults:` section) rather than by flags
+rotf=$work/rot-faults.yaml
+{ cat "$rot"; printf '\nfaults: {drop_after_events: 6, once: true}\n'; } >"$rotf"
+start_server F2 "$rotf" "$C" || exit 1
 start_server F3 "$rot" "$C" --drop-after-bytes "$(cat "$work/rot/drop_bytes")" || exit 1
 start_server F4 "$rot" "$C" --stall-at 4 || exit 1
 

@@ -1237,12 +1237,32 @@ START_TEST(test_library_loads)
 }
 END_TEST
 
+
+START_TEST(test_faults)
+{
+    cdch_scenario *s = load("faults: {drop_after_bytes: 1500, stall_at: 9, once: true}\n");
+    ck_assert_uint_eq(s->faults.drop_after_bytes, 1500);
+    ck_assert_uint_eq(s->faults.stall_at, 9);
+    ck_assert_uint_eq(s->faults.drop_after_events, 0);
+    ck_assert(s->faults.once);
+    cdch_scenario_free(s);
+    s = load("name: x\n");
+    ck_assert_uint_eq(s->faults.drop_after_bytes, 0);
+    ck_assert(!s->faults.once);
+    cdch_scenario_free(s);
+    expect_err("faults: {drop_after_event: 3}\n", 1, 10, "drop_after_events");
+    expect_err("faults: {stall_at: -1}\n", 1, 20, "faults.stall_at");
+    expect_err("faults: [1]\n", 1, 9, "faults");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scenario");
     TCase *tc = tcase_create("load");
     tcase_add_test(tc, test_example_settings);
     tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_faults);
     tcase_add_test(tc, test_example_schema);
     tcase_add_test(tc, test_example_rows);
     tcase_add_test(tc, test_types_numeric);

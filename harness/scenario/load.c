@@ -769,9 +769,32 @@ static const char *default_name(cdch_arena *a, const char *path)
     return cdch_arena_memdup(a, base, n);
 }
 
+static int load_faults(sc_ctx *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"drop_after_events", "drop_after_bytes", "corrupt_checksum_at",
+                                       "truncate_event_at", "unknown_event_at", "stall_at", "once", NULL};
+    if (!n)
+        return 0;
+    if (sc_check_map(c, n, "faults", keys) < 0)
+        return -1;
+    cdch_sc_faults *f = &c->s->faults;
+    uint64_t *dst[] = {&f->drop_after_events, &f->drop_after_bytes, &f->corrupt_checksum_at,
+                       &f->truncate_event_at, &f->unknown_event_at, &f->stall_at};
+    yaml_node_t *v;
+    for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "faults.%s", keys[i]);
+        if ((v = sc_get(c, n, keys[i])) && sc_u64(c, v, what, 0, UINT64_MAX, dst[i]) < 0)
+            return -1;
+    }
+    if ((v = sc_get(c, n, "once")) && sc_bool(c, v, "faults.once", &f->once) < 0)
+        return -1;
+    return 0;
+}
+
 static int load_root(sc_ctx *c, yaml_node_t *root)
 {
-    static const char *const keys[] = {"name",      "description", "server",       "binlog",
+    static const char *const keys[] = {"name",      "description", "server",       "binlog", "faults",
                                        "databases", "tables",      "transactions", NULL};
     if (sc_check_map(c, root, "the scenario", keys) < 0)
         return -1;
@@ -782,7 +805,8 @@ static int load_root(sc_ctx *c, yaml_node_t *root)
     if ((v = sc_get(c, root, "description")) && sc_str(c, v, "description", &s->description) < 0)
         return -1;
     c->version = 80036;
-    if (load_server(c, sc_get(c, root, "server")) < 0 || load_binlog(c, sc_get(c, root, "binlog")) < 0)
+    if (load_server(c, sc_get(c, root, "server")) < 0 || load_binlog(c, sc_get(c, root, "binlog")) < 0 ||
+        load_faults(c, sc_get(c, root, "faults")) < 0)
         return -1;
     yaml_node_t *dbs = sc_get(c, root, "databases"), *tables = sc_get(c, root, "tables");
     size_t cap = 1;

@@ -201,12 +201,27 @@ typedef struct cdch_sc_binlog {
     bool end_with_stop;      /* end the last file with a STOP event (default false: file left open) */
 } cdch_sc_binlog;
 
+/* Faults the fake primary injects into binlog dumps of this scenario
+ * (`faults:`; events numbered from 1 per dump, counting the fake ROTATE and
+ * FDE of each file). 0 = off. The serve command's --drop-after-events etc.
+ * override them. */
+typedef struct cdch_sc_faults {
+    uint64_t drop_after_events;
+    uint64_t drop_after_bytes;
+    uint64_t corrupt_checksum_at;
+    uint64_t truncate_event_at;
+    uint64_t unknown_event_at;
+    uint64_t stall_at;
+    bool once;               /* only the first dump connection */
+} cdch_sc_faults;
+
 typedef struct cdch_scenario {
     const char *path;        /* file it was loaded from */
     const char *name;        /* scenario name (default: file name without .yaml) */
     const char *description; /* what compatibility risk it probes */
     cdch_sc_server server;
     cdch_sc_binlog binlog;
+    cdch_sc_faults faults;
     size_t ndbs;
     cdch_sc_database *dbs;
     size_t ntables;

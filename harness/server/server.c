@@ -393,6 +393,16 @@ cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, con
     srv->opts.version_string = dup_or(o->version_string, s->server.version);
     srv->opts.tls_cert = o->tls_cert ? dup_or(o->tls_cert, "") : NULL;
     srv->opts.tls_key = o->tls_key ? dup_or(o->tls_key, "") : NULL;
+    /* faults the scenario asks for, unless the caller set that fault itself */
+    cdch_server_faults *f = &srv->opts.faults;
+    const cdch_sc_faults *sf = &s->faults;
+    if (!f->drop_after_events) f->drop_after_events = sf->drop_after_events;
+    if (!f->drop_after_bytes) f->drop_after_bytes = sf->drop_after_bytes;
+    if (!f->corrupt_checksum_at) f->corrupt_checksum_at = sf->corrupt_checksum_at;
+    if (!f->truncate_event_at) f->truncate_event_at = sf->truncate_event_at;
+    if (!f->unknown_event_at) f->unknown_event_at = sf->unknown_event_at;
+    if (!f->stall_at) f->stall_at = sf->stall_at;
+    f->once = f->once || sf->once;
     srv->version = srv->opts.version_string;
     srv->stream_dir = dup_or(stream_dir, ".");
     srv->next_conn_id = 7; /* first connection id 8, as on a freshly started MySQL */
