@@ -237,7 +237,9 @@ class Parser:
                 # remote: the server's (artificial) Rotate names the file being read
                 self.file = m.group(1).decode()
             return
-        if ln == b"COMMIT/*!*/;":
+        # InnoDB transactions end with "COMMIT/*!*/;" (after the Xid event);
+        # non-transactional ones with a QUERY "COMMIT" printed on its own line
+        if ln in (b"COMMIT/*!*/;", b"COMMIT"):
             for r in self.pending:
                 r["gtid"] = None
                 r["pos"] = {"file": self.file, "pos": self.end_pos} if self.file else None
