@@ -10,38 +10,13 @@
 #include "buf.h"
 #include "gtid.h"
 #include "mysql_types.h"
+#include "xalloc.h"
+
+#define xcalloc cdch_xcalloc
+#define xrealloc cdch_xrealloc
+#define xstrdup cdch_xstrdup
 
 #define NONE ((size_t)-1)
-
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return d;
-}
 
 /* ---- hashing ------------------------------------------------------------------ */
 

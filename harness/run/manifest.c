@@ -9,26 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+#include "xalloc.h"
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return d;
-}
-
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return p;
-}
+#define xcalloc cdch_xcalloc
+#define xrealloc cdch_xrealloc
+#define xstrdup cdch_xstrdup
 
 typedef struct mctx {
     yaml_document_t *doc;

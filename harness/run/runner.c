@@ -16,36 +16,11 @@
 #include "setup.h"
 #include "stream.h"
 #include "streamidx.h"
+#include "xalloc.h"
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return d;
-}
+#define xcalloc cdch_xcalloc
+#define xrealloc cdch_xrealloc
+#define xstrdup cdch_xstrdup
 
 static char *xprintf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -10,26 +10,10 @@
 
 #include "mysql_types.h"
 #include "reader.h"
+#include "xalloc.h"
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return d;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (!q) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    return q;
-}
+#define xrealloc cdch_xrealloc
+#define xstrdup cdch_xstrdup
 
 /* Find the one *.index file in dir. */
 static int find_index(const char *dir, char *out, size_t outsz, cdch_err *err)
