@@ -169,7 +169,9 @@ typedef struct cdch_rows {
     uint8_t *cols_after;         /* present bitmap for AI (WRITE/UPDATE) */
     size_t nrows;
     cdch_row *rows;
-    const cdch_table_map *tm;    /* the table map the rows were decoded with */
+    const cdch_table_map *tm;    /* the table map the rows were decoded with: owned by the
+                                  * decoder, valid until cdch_decoder_free (a map replaced
+                                  * by a new one for the same table id is kept, not freed) */
 } cdch_rows;
 
 /* Encode a rows event body piecewise, the way the stream builder splits a

@@ -43,9 +43,6 @@ struct cdch_printer {
     int64_t charset_database;
     int64_t default_collation_utf8mb4;
     int64_t explicit_defaults_ts;
-    /* table maps seen so far inside the payload being printed (see rows_tm) */
-    const cdch_table_map *inner_maps[64];
-    size_t n_inner_maps, next_inner_map;
 };
 
 cdch_printer *cdch_printer_new(const cdch_print_opts *opts)
@@ -328,42 +325,6 @@ static const cdch_coldef *col_of(const cdch_table_map *tm, size_t i)
     return &unknown_col;
 }
 
-/* Inside a payload all inner events are decoded before they are printed,
- * and a later TABLE_MAP with the same table id replaces the decoder's
- * cached map that an earlier rows event's `tm` points to. So for inner
- * rows events use the payload's own preceding TABLE_MAP event (identical
- * content, lives in the caller's arena); r->tm only when there is none. */
-static void inner_maps_reset(cdch_printer *p) { p->n_inner_maps = p->next_inner_map = 0; }
-
-static void inner_maps_note(cdch_printer *p, const cdch_event *ev)
-{
-    if (ev->h.type != CDCH_EV_TABLE_MAP)
-        return;
-    const size_t cap = sizeof p->inner_maps / sizeof p->inner_maps[0];
-    for (size_t i = 0; i < p->n_inner_maps; i++) {
-        if (p->inner_maps[i]->table_id == ev->u.table_map.table_id) {
-            p->inner_maps[i] = &ev->u.table_map;
-            return;
-        }
-    }
-    if (p->n_inner_maps < cap) {
-        p->inner_maps[p->n_inner_maps++] = &ev->u.table_map;
-    } else {
-        p->inner_maps[p->next_inner_map] = &ev->u.table_map;
-        p->next_inner_map = (p->next_inner_map + 1) % cap;
-    }
-}
-
-static const cdch_table_map *rows_tm(const cdch_printer *p, const cdch_rows *r, int depth)
-{
-    if (depth > 0) {
-        for (size_t i = 0; i < p->n_inner_maps; i++)
-            if (p->inner_maps[i]->table_id == r->table_id)
-                return p->inner_maps[i];
-    }
-    return r->tm;
-}
-
 static void text_type_comment(cdch_buf *out, const cdch_coldef *col, const cdch_value *v)
 {
     size_t at = out->len;
@@ -425,10 +386,10 @@ static void text_image(cdch_buf *out, const cdch_rows *r, const cdch_table_map *
     }
 }
 
-static void text_rows(const cdch_printer *p, cdch_buf *out, const cdch_event *ev, int depth)
+static void text_rows(cdch_buf *out, const cdch_event *ev)
 {
     const cdch_rows *r = &ev->u.rows;
-    const cdch_table_map *tm = rows_tm(p, r, depth);
+    const cdch_table_map *tm = r->tm;
     cdch_buf_printf(out, "\t%s: table id %" PRIu64 "%s\n", cdch_event_type_name(ev->h.type), r->table_id,
                     (r->flags & CDCH_ROWS_STMT_END_F) ? " flags: STMT_END_F" : "");
     cdch_bytes db = {NULL, 0}, tbl = {NULL, 0};
@@ -696,13 +657,10 @@ static void text_payload(cdch_printer *p, cdch_buf *out, const cdch_event *ev, u
         cdch_buf_printf(out, "\tuncompressed_size=%" PRIu64, pl->uncompressed_size);
     cdch_put_u8(out, '\n');
     cdch_put_str(out, "# Start of compressed events.\n");
-    inner_maps_reset(p);
     for (size_t i = 0; pl->inner && i < pl->n_inner; i++) {
         uint64_t ioff = pl->inner_offset ? pl->inner_offset[i] : 0;
-        inner_maps_note(p, &pl->inner[i]);
         text_event(p, out, &pl->inner[i], pos, ev->h.log_pos, ioff, depth + 1);
     }
-    inner_maps_reset(p);
     cdch_put_str(out, "# End of compressed events.\n");
 }
 
@@ -790,7 +748,7 @@ static void text_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uin
     case CDCH_EV_UPDATE_ROWS:
     case CDCH_EV_DELETE_ROWS:
     case CDCH_EV_PARTIAL_UPDATE_ROWS:
-        text_rows(p, out, ev, depth);
+        text_rows(out, ev);
         break;
     case CDCH_EV_XID:
         cdch_buf_printf(out, "\tXid = %" PRIu64 "\nCOMMIT" DELIM "\n", ev->u.xid);
@@ -881,10 +839,10 @@ static void json_image(cdch_buf *out, const cdch_rows *r, const cdch_table_map *
     cdch_put_u8(out, '}');
 }
 
-static void json_rows(const cdch_printer *p, cdch_buf *out, const cdch_event *ev, int depth)
+static void json_rows(cdch_buf *out, const cdch_event *ev)
 {
     const cdch_rows *r = &ev->u.rows;
-    const cdch_table_map *tm = rows_tm(p, r, depth);
+    const cdch_table_map *tm = r->tm;
     cdch_buf_printf(out, "{\"table_id\":%" PRIu64 ",\"flags\":%u,\"db\":", r->table_id, r->flags);
     if (tm)
         json_bytes_str(out, tm->db);
@@ -1025,7 +983,7 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
     case CDCH_EV_UPDATE_ROWS:
     case CDCH_EV_DELETE_ROWS:
     case CDCH_EV_PARTIAL_UPDATE_ROWS:
-        json_rows(p, out, ev, depth);
+        json_rows(out, ev);
         break;
     case CDCH_EV_XID:
         cdch_buf_printf(out, "{\"xid\":%" PRIu64 "}", ev->u.xid);
@@ -1070,15 +1028,12 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
             else
                 cdch_put_str(out, "null");
             cdch_put_str(out, ",\"events\":[");
-            inner_maps_reset(p);
-            for (size_t i = 0; pl->inner && i < pl->n_inner; i++) {
+                    for (size_t i = 0; pl->inner && i < pl->n_inner; i++) {
                 if (i)
                     cdch_put_u8(out, ',');
-                inner_maps_note(p, &pl->inner[i]);
-                json_event(p, out, &pl->inner[i], pl->inner_offset ? pl->inner_offset[i] : 0, true, depth + 1);
+                        json_event(p, out, &pl->inner[i], pl->inner_offset ? pl->inner_offset[i] : 0, true, depth + 1);
             }
-            inner_maps_reset(p);
-            cdch_put_str(out, "]}");
+                    cdch_put_str(out, "]}");
             break;
         }
         /* fall through */

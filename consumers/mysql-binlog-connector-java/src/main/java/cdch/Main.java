@@ -1,0 +1,465 @@
+package cdch;
+
+// cdcharness adapter for mysql-binlog-connector-java (shyiko / zendesk / Debezium fork): a plain
+// BinaryLogClient with an EventListener, as in-house Java consumers run it. Row events are mapped
+// with the TABLE_MAP that precedes them to canonical JSON lines (consumers/README.md); column names
+// are "@1".. (the client has no catalogue). ENUM comes out as its index and SET as its bitmap,
+// as the library gives them.
+//
+// CDCH_VERSION "...+unwrap": the listener also unwraps TRANSACTION_PAYLOAD (type 40) events via
+// TransactionPayloadEventData.getUncompressedEvents() (reflection: the class exists from 0.26.0
+// on). Without it, a payload event reaches the listener as one wrapper and is ignored, as it is by
+// any listener written before compressed binlogs.
+//
+// The same source compiles against every pinned version: only API present since shyiko 0.21.0 is
+// used directly.
+
+import com.github.shyiko.mysql.binlog.BinaryLogClient;
+import com.github.shyiko.mysql.binlog.event.DeleteRowsEventData;
+import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventData;
+import com.github.shyiko.mysql.binlog.event.EventHeader;
+import com.github.shyiko.mysql.binlog.event.EventHeaderV4;
+import com.github.shyiko.mysql.binlog.event.EventType;
+import com.github.shyiko.mysql.binlog.event.TableMapEventData;
+import com.github.shyiko.mysql.binlog.event.TableMapEventMetadata;
+import com.github.shyiko.mysql.binlog.event.UpdateRowsEventData;
+import com.github.shyiko.mysql.binlog.event.WriteRowsEventData;
+import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
+import com.github.shyiko.mysql.binlog.event.deserialization.json.JsonBinary;
+
+import java.io.PrintStream;
+import java.io.Serializable;
+import java.lang.reflect.Method;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+public final class Main {
+    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+    private static final Map<Long, TableMapEventData> TABLES = new HashMap<>();
+    private static String gtid;
+    private static boolean unwrap;
+    private static volatile boolean stopping;
+
+    static synchronized void emit(String line) {
+        OUT.println(line);
+        OUT.flush();
+    }
+
+    static void error(String msg) {
+        emit("{\"kind\":\"error\",\"message\":" + str(msg) + "}");
+    }
+
+    public static void main(String[] args) throws Exception {
+        String version = env("CDCH_VERSION", "");
+        unwrap = version.contains("+unwrap");
+        BinaryLogClient client = new BinaryLogClient(env("CDCH_HOST", "127.0.0.1"),
+                Integer.parseInt(env("CDCH_PORT", "3306")), env("CDCH_USER", "root"), env("CDCH_PASSWORD", ""));
+        client.setServerId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
+        client.setKeepAlive(false);
+        String gtidSet = System.getenv("CDCH_GTID_SET");
+        if (gtidSet != null) {
+            client.setGtidSet(gtidSet);
+        } else {
+            // "" = the server's first binlog (without a file name the client would ask
+            // SHOW MASTER STATUS and start at the end)
+            client.setBinlogFilename(env("CDCH_START_FILE", ""));
+            client.setBinlogPosition(Long.parseLong(env("CDCH_START_POS", "4")));
+        }
+        EventDeserializer deserializer = new EventDeserializer();
+        deserializer.setCompatibilityMode(EventDeserializer.CompatibilityMode.DATE_AND_TIME_AS_LONG_MICRO,
+                EventDeserializer.CompatibilityMode.CHAR_AND_BINARY_AS_BYTE_ARRAY);
+        client.setEventDeserializer(deserializer);
+
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopping = true));
+
+        client.registerLifecycleListener(new BinaryLogClient.LifecycleListener() {
+            public void onConnect(BinaryLogClient c) {
+                emit("{\"kind\":\"ready\"}");
+            }
+
+            public void onCommunicationFailure(BinaryLogClient c, Exception ex) {
+                error("communication failure: " + ex);
+            }
+
+            public void onEventDeserializationFailure(BinaryLogClient c, Exception ex) {
+                // an in-house consumer stops here: after a failure the stream is not trustworthy
+                // (shyiko <= 0.21.0 / zendesk <= 0.23.2 have consumed only the event header)
+                error("event deserialization failure: " + ex + (ex.getCause() != null ? " / " + ex.getCause() : ""));
+                System.exit(1);
+            }
+
+            public void onDisconnect(BinaryLogClient c) {
+            }
+        });
+        client.registerEventListener(event -> {
+            try {
+                handle(client, event, null);
+            } catch (Exception ex) {
+                error("adapter: " + ex);
+                ex.printStackTrace();
+            }
+        });
+        try {
+            client.connect();   // blocks, reading events on this thread
+        } catch (Exception ex) {
+            error("connect: " + ex);
+            System.exit(1);
+        }
+        if (!stopping) {
+            error("client disconnected");
+            System.exit(1);
+        }
+    }
+
+    static String env(String k, String d) {
+        String v = System.getenv(k);
+        return v == null || v.isEmpty() ? d : v;
+    }
+
+    // outer: the TRANSACTION_PAYLOAD event that carried this one (its header gives the position)
+    static void handle(BinaryLogClient client, Event event, Event outer) throws Exception {
+        EventHeader header = event.getHeader();
+        EventType type = header.getEventType();
+        EventData data = event.getData();
+        if (data instanceof EventDeserializer.EventDataWrapper) {
+            data = ((EventDeserializer.EventDataWrapper) data).getInternal();
+        }
+        if (data == null) {
+            return;   // UNKNOWN (type 40 in zendesk 0.23.3 .. 0.25.x) and other skipped events
+        }
+        String cls = data.getClass().getSimpleName();
+        if (cls.equals("GtidEventData")) {
+            gtid = gtidOf(data);
+            return;
+        }
+        if (cls.equals("TransactionPayloadEventData")) {
+            if (unwrap) {
+                Method m = data.getClass().getMethod("getUncompressedEvents");
+                @SuppressWarnings("unchecked")
+                List<Event> inner = (List<Event>) m.invoke(data);
+                for (Event e : inner) {
+                    handle(client, e, event);
+                }
+            }
+            return;
+        }
+        if (data instanceof TableMapEventData) {
+            TableMapEventData tm = (TableMapEventData) data;
+            TABLES.put(tm.getTableId(), tm);
+            return;
+        }
+        if (data instanceof WriteRowsEventData) {
+            WriteRowsEventData w = (WriteRowsEventData) data;
+            TableMapEventData tm = TABLES.get(w.getTableId());
+            for (Serializable[] row : w.getRows()) {
+                row(client, outer != null ? outer : event, "insert", tm, null, null, w.getIncludedColumns(), row);
+            }
+        } else if (data instanceof UpdateRowsEventData) {
+            UpdateRowsEventData u = (UpdateRowsEventData) data;
+            TableMapEventData tm = TABLES.get(u.getTableId());
+            for (Map.Entry<Serializable[], Serializable[]> r : u.getRows()) {
+                row(client, outer != null ? outer : event, "update", tm, u.getIncludedColumnsBeforeUpdate(), r.getKey(),
+                        u.getIncludedColumns(), r.getValue());
+            }
+        } else if (data instanceof DeleteRowsEventData) {
+            DeleteRowsEventData d = (DeleteRowsEventData) data;
+            TableMapEventData tm = TABLES.get(d.getTableId());
+            for (Serializable[] row : d.getRows()) {
+                row(client, outer != null ? outer : event, "delete", tm, d.getIncludedColumns(), row, null, null);
+            }
+        }
+    }
+
+    static String gtidOf(Object data) {
+        for (String name : new String[] {"getGtid", "getMySqlGtid"}) {
+            try {
+                Object v = data.getClass().getMethod(name).invoke(data);
+                if (v != null) {
+                    return v.toString();
+                }
+            } catch (ReflectiveOperationException ignored) {
+            }
+        }
+        return null;
+    }
+
+    static void row(BinaryLogClient client, Event posEvent, String op, TableMapEventData tm,
+                    BitSet beforeCols, Serializable[] before, BitSet afterCols, Serializable[] after) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(str(tm == null ? null : tm.getDatabase()))
+          .append(",\"table\":").append(str(tm == null ? null : tm.getTable()))
+          .append(",\"before\":").append(image(tm, beforeCols, before))
+          .append(",\"after\":").append(image(tm, afterCols, after))
+          .append(",\"gtid\":").append(str(gtid));
+        long pos = -1;
+        if (posEvent.getHeader() instanceof EventHeaderV4) {
+            pos = ((EventHeaderV4) posEvent.getHeader()).getNextPosition();
+        }
+        if (pos <= 0) {
+            pos = client.getBinlogPosition();
+        }
+        sb.append(",\"pos\":{\"file\":").append(str(client.getBinlogFilename())).append(",\"pos\":").append(pos).append("}}");
+        emit(sb.toString());
+    }
+
+    static String image(TableMapEventData tm, BitSet cols, Serializable[] values) {
+        if (values == null) {
+            return "null";
+        }
+        Cols info = new Cols(tm);
+        StringBuilder sb = new StringBuilder("{");
+        int vi = 0;
+        int n = info.types.length > 0 ? info.types.length : values.length;
+        boolean first = true;
+        for (int c = 0; c < n && vi < values.length; c++) {
+            if (cols != null && !cols.get(c)) {
+                continue;
+            }
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            sb.append("\"@").append(c + 1).append("\":");
+            sb.append(value(info, c, values[vi++]));
+        }
+        return sb.append('}').toString();
+    }
+
+    /** Per-column facts from the TABLE_MAP (types, metadata, signedness, charsets if present). */
+    static final class Cols {
+        int[] types = new int[0];
+        int[] meta = new int[0];
+        BitSet signedness;      // bit per numeric column: set = unsigned
+        Integer[] collation;    // per column, character columns only
+
+        Cols(TableMapEventData tm) {
+            if (tm == null) {
+                return;
+            }
+            byte[] t = tm.getColumnTypes();
+            types = new int[t.length];
+            for (int i = 0; i < t.length; i++) {
+                types[i] = t[i] & 0xff;
+            }
+            meta = tm.getColumnMetadata() != null ? tm.getColumnMetadata() : new int[types.length];
+            collation = new Integer[types.length];
+            TableMapEventMetadata md = tm.getEventMetadata();
+            if (md == null) {
+                return;
+            }
+            signedness = md.getSignedness();
+            List<Integer> charsets = md.getColumnCharsets();
+            TableMapEventMetadata.DefaultCharset dc = md.getDefaultCharset();
+            int k = 0;
+            for (int i = 0; i < types.length; i++) {
+                if (!isCharacter(i)) {
+                    continue;
+                }
+                if (charsets != null && k < charsets.size()) {
+                    collation[i] = charsets.get(k);
+                } else if (dc != null) {
+                    Map<Integer, Integer> m = dc.getCharsetCollations();
+                    collation[i] = m != null && m.containsKey(k) ? m.get(k) : dc.getDefaultCharsetCollation();
+                }
+                k++;
+            }
+        }
+
+        int realType(int c) {
+            int t = types[c];
+            if (t == 254 && meta[c] >= 256) {
+                int rt = meta[c] >> 8;
+                if (rt == 247 || rt == 248) {
+                    return rt;
+                }
+            }
+            return t;
+        }
+
+        // the columns MySQL counts for COLUMN_CHARSET / DEFAULT_CHARSET (binlog_row_metadata)
+        boolean isCharacter(int c) {
+            int t = realType(c);
+            return t == 254 || t == 15 || t == 253 || t == 252;
+        }
+
+        boolean isNumeric(int c) {
+            int t = types[c];
+            return t == 1 || t == 2 || t == 3 || t == 8 || t == 9 || t == 4 || t == 5 || t == 0 || t == 246;
+        }
+
+        boolean unsigned(int c) {
+            if (signedness == null) {
+                return false;
+            }
+            int k = 0;
+            for (int i = 0; i < c; i++) {
+                if (isNumeric(i)) {
+                    k++;
+                }
+            }
+            return isNumeric(c) && signedness.get(k);
+        }
+    }
+
+    static String value(Cols info, int c, Serializable v) {
+        if (v == null) {
+            return "null";
+        }
+        int type = c < info.types.length ? info.realType(c) : -1;
+        int meta = c < info.meta.length ? info.meta[c] : 0;
+        if (v instanceof BigDecimal) {
+            return str(((BigDecimal) v).toPlainString());
+        }
+        if (v instanceof Float || v instanceof Double) {
+            double d = ((Number) v).doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                return str(Double.toString(d));
+            }
+            return v instanceof Float ? new BigDecimal(Float.toString((Float) v)).toString() : Double.toString(d);
+        }
+        if (v instanceof Long && isTemporal(type)) {
+            return str(temporal(type, meta, (Long) v));
+        }
+        if (v instanceof Number) {
+            long l = ((Number) v).longValue();
+            if (l < 0 && c < info.types.length && info.unsigned(c)) {
+                int bits;
+                switch (info.types[c]) {
+                    case 1: bits = 8; break;
+                    case 2: bits = 16; break;
+                    case 9: bits = 24; break;
+                    case 3: bits = 32; break;
+                    default: bits = 64;
+                }
+                BigInteger b = BigInteger.valueOf(l).add(BigInteger.ONE.shiftLeft(bits));
+                return bits == 64 ? str(b.toString()) : b.toString();
+            }
+            return Long.toString(l);
+        }
+        if (v instanceof BitSet) {
+            BitSet bs = (BitSet) v;
+            BigInteger b = BigInteger.ZERO;
+            for (int i = bs.nextSetBit(0); i >= 0; i = bs.nextSetBit(i + 1)) {
+                b = b.setBit(i);
+            }
+            return b.bitLength() > 63 ? str(b.toString()) : b.toString();
+        }
+        if (v instanceof java.util.Date) {
+            return str(temporal(type, meta, ((java.util.Date) v).getTime() * 1000L));
+        }
+        if (v instanceof byte[]) {
+            byte[] b = (byte[]) v;
+            if (type == 245) {      // JSON
+                try {
+                    return JsonBinary.parseAsString(b);
+                } catch (Exception ex) {
+                    return str("JSON decode error: " + ex);
+                }
+            }
+            if (type == 255 && b.length >= 4) {   // GEOMETRY: 4-byte LE SRID + WKB
+                long srid = (b[0] & 0xffL) | (b[1] & 0xffL) << 8 | (b[2] & 0xffL) << 16 | (b[3] & 0xffL) << 24;
+                StringBuilder hex = new StringBuilder();
+                for (int i = 4; i < b.length; i++) {
+                    hex.append(String.format("%02x", b[i] & 0xff));
+                }
+                return "{\"srid\":" + srid + ",\"wkb\":\"" + hex + "\"}";
+            }
+            Integer coll = c < info.types.length && info.collation != null ? info.collation[c] : null;
+            if (coll != null && coll == 63) {
+                return base64(b);
+            }
+            if (coll != null && isLatin1(coll)) {
+                return str(new String(b, java.nio.charset.Charset.forName("windows-1252")));
+            }
+            String s = utf8(b);
+            return s != null ? str(s) : base64(b);
+        }
+        return str(v.toString());
+    }
+
+    static boolean isLatin1(int coll) {
+        return coll == 5 || coll == 8 || coll == 15 || coll == 31 || coll == 47 || coll == 48 || coll == 49 || coll == 94;
+    }
+
+    static boolean isTemporal(int t) {
+        return t == 7 || t == 10 || t == 11 || t == 12 || t == 14 || t == 17 || t == 18 || t == 19;
+    }
+
+    // DATE_AND_TIME_AS_LONG_MICRO: microseconds since the epoch (UTC calendar)
+    static String temporal(int type, int meta, long micros) {
+        long secs = Math.floorDiv(micros, 1_000_000L);
+        int frac = (int) Math.floorMod(micros, 1_000_000L);
+        int fsp = (type == 17 || type == 18 || type == 19) ? Math.min(meta, 6) : 0;
+        String fs = "";
+        if (fsp > 0) {
+            fs = "." + String.format("%06d", frac).substring(0, fsp);
+        } else if (frac != 0) {
+            fs = "." + String.format("%06d", frac);
+        }
+        if (type == 11 || type == 19) {   // TIME
+            boolean neg = micros < 0;
+            long a = Math.abs(micros);
+            long s = a / 1_000_000L;
+            int f = (int) (a % 1_000_000L);
+            String tfs = fsp > 0 ? "." + String.format("%06d", f).substring(0, fsp) : (f != 0 ? "." + String.format("%06d", f) : "");
+            return String.format("%s%02d:%02d:%02d", neg ? "-" : "", s / 3600, (s / 60) % 60, s % 60) + tfs;
+        }
+        LocalDateTime t = LocalDateTime.ofInstant(Instant.ofEpochSecond(secs), ZoneOffset.UTC);
+        if (type == 10 || type == 14) {
+            return String.format("%04d-%02d-%02d", t.getYear(), t.getMonthValue(), t.getDayOfMonth());
+        }
+        return String.format("%04d-%02d-%02d %02d:%02d:%02d", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
+                t.getHour(), t.getMinute(), t.getSecond()) + fs;
+    }
+
+    static String utf8(byte[] b) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    static String base64(byte[] b) {
+        return "{\"base64\":\"" + Base64.getEncoder().encodeToString(b) + "\"}";
+    }
+
+    static String str(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            switch (ch) {
+                case '"': sb.append("\\\""); break;
+                case '\\': sb.append("\\\\"); break;
+                case '\n': sb.append("\\n"); break;
+                case '\r': sb.append("\\r"); break;
+                case '\t': sb.append("\\t"); break;
+                default:
+                    if (ch < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) ch));
+                    } else {
+                        sb.append(ch);
+                    }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}
