@@ -93,6 +93,36 @@ type Row struct {
 
 // Emit prints rows with the checkpoint gtid ("" = none) and file:pos
 // (file "" = none).
+// PairRows turns the n rows of one rows event into canonical rows: one image
+// per row for insert (after) and delete (before), before/after pairs for
+// update. img(k) builds the image of the event's row k.
+func PairRows(op, db, table string, n int, img func(k int) ([]KV, error)) ([]Row, error) {
+	step := 1
+	if op == "update" {
+		step = 2
+	}
+	var out []Row
+	for k := 0; k+step-1 < n; k += step {
+		r := Row{Op: op, DB: db, Table: table}
+		var err error
+		switch op {
+		case "insert":
+			r.After, err = img(k)
+		case "delete":
+			r.Before, err = img(k)
+		default:
+			if r.Before, err = img(k); err == nil {
+				r.After, err = img(k + 1)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func Emit(rows []Row, gtid, file string, pos uint64) {
 	for _, r := range rows {
 		var b bytes.Buffer

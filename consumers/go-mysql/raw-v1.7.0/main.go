@@ -101,28 +101,12 @@ func (c *consumer) rows(h *replication.EventHeader, e *replication.RowsEvent) er
 		}
 		return nil
 	}
-	step := 1
-	if op == "update" {
-		step = 2
+	rows, err := canon.PairRows(op, string(e.Table.Schema), string(e.Table.Table), len(e.Rows),
+		func(k int) ([]canon.KV, error) { return image(e.Table, e.Rows[k], skipped(k)) })
+	if err != nil {
+		return err
 	}
-	for k := 0; k+step-1 < len(e.Rows); k += step {
-		r := canon.Row{Op: op, DB: string(e.Table.Schema), Table: string(e.Table.Table)}
-		var err error
-		switch op {
-		case "insert":
-			r.After, err = image(e.Table, e.Rows[k], skipped(k))
-		case "delete":
-			r.Before, err = image(e.Table, e.Rows[k], skipped(k))
-		default:
-			if r.Before, err = image(e.Table, e.Rows[k], skipped(k)); err == nil {
-				r.After, err = image(e.Table, e.Rows[k+1], skipped(k+1))
-			}
-		}
-		if err != nil {
-			return err
-		}
-		c.pending = append(c.pending, r)
-	}
+	c.pending = append(c.pending, rows...)
 	return nil
 }
 
