@@ -71,6 +71,7 @@ typedef struct stream {
     cdch_change_list *expected;
     cdch_stream_index idx;
     uint64_t events; /* top-level events in the files */
+    cdch_stream_stats stats;
     char *files;     /* absolute paths, space-separated */
 } stream;
 
@@ -351,6 +352,7 @@ static void gen_streams(cdch_run *r)
             continue;
         }
         st->events = stats.events;
+        st->stats = stats;
         char ep[PATH_MAX + 32];
         snprintf(ep, sizeof ep, "%s/expected.jsonl", st->dir);
         st->expected = cdch_changes_load(ep, &err);
@@ -451,6 +453,10 @@ static void run_cell(cdch_run *r, size_t ci)
     stream *st = &r->streams[stream_for(r, cell->scenario_idx, cell->mode)];
     double t0 = now_s();
     cdch_err err;
+    cell->stream_bytes = st->stats.bytes;
+    cell->stream_events = st->stats.events;
+    cell->stream_transactions = st->stats.transactions;
+    cell->stream_compressed_transactions = st->stats.compressed_transactions;
     if (cdch_proc_interrupted()) {
         set_error(cell, "not run: the harness was interrupted", t0);
         return;

@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "diff.h"
@@ -74,6 +75,8 @@ typedef struct cdch_cell {
     char *stderr_tail;
     double seconds;
     size_t expected_rows, observed_rows;
+    /* the stream served (bytes on the wire = binlog file bytes) */
+    uint64_t stream_bytes, stream_events, stream_transactions, stream_compressed_transactions;
     char *cell_dir;                 /* report_dir/cells/... or NULL */
     /* expectation (filled by the caller, e.g. cmd_run) */
     cdch_verdict expected;
