@@ -182,4 +182,30 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; assert 
 [ -f "$CDCH_CACHE/bad-setup/1.setup.log" ] || fail "setup log"
 [ ! -f "$CDCH_CACHE/bad-setup/1/.ok" ] || fail "failed setup must not be stamped"
 
+echo "== session mode: one adapter process serves many cells; expect_by_scenario precedence"
+run --consumer session-skip --consumer session-die --scenario "$scenario" --scenario "$src/scenarios/crud-basic.yaml" \
+    --expect manifest -j 1 --timeout 10 --report-dir "$work/r8" >"$work/t8.txt" \
+  || fail "session run: $(cat "$work/t8.txt")"
+python3 - "$work/r8/report.json" <<'EOF2'
+import json, re, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+want = {("session-skip@1", "run-small", "uncompressed"): "pass", ("session-skip@1", "run-small", "compressed"): "silent-skip",
+        ("session-skip@1", "crud-basic", "uncompressed"): "pass", ("session-skip@1", "crud-basic", "compressed"): "silent-skip",
+        ("session-die@1", "run-small", "uncompressed"): "pass", ("session-die@1", "run-small", "compressed"): "parse-failure",
+        ("session-die@1", "crud-basic", "uncompressed"): "pass", ("session-die@1", "crud-basic", "compressed"): "parse-failure"}
+got = {(c["consumer"], c["scenario"], c["mode"]): c for c in cells}
+assert set(got) == set(want), sorted(got)
+pids = {}
+for k, v in want.items():
+    c = got[k]
+    assert c["verdict"] == v and c["meets"], (k, c["verdict"], c["expected"], c["summary"])
+    # each cell's stderr holds only its own cell's lines
+    lines = re.findall(r"session pid=(\d+) cell=(\d+)", c["stderr_tail"])
+    assert len(lines) == 1, (k, c["stderr_tail"])
+    pids.setdefault(k[0], set()).add(lines[0][0])
+assert all(len(p) == 1 for p in pids.values()), pids  # one launch per consumer for 4 cells
+assert got[("session-die@1", "run-small", "compressed")]["expect_source"] == "manifest"
+print("session cells ok:", {k: sorted(v) for k, v in pids.items()})
+EOF2
+
 echo "== all run verdict tests passed"

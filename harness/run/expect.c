@@ -175,6 +175,20 @@ static bool match_consumer(const char *pat, const cdch_cell *c)
     return (size_t)(at - pat) == fl && strncmp(pat, c->family, fl) == 0 && strcmp(at + 1, c->version) == 0;
 }
 
+/* "family@version[+variant]" recorded in a baseline names the same family
+ * and variant as the cell (another version): the connector-upgrade case. */
+static bool match_family_variant(const char *pat, const cdch_cell *c)
+{
+    const char *at = strchr(pat, '@');
+    size_t fl = strlen(c->family);
+    if (!at || (size_t)(at - pat) != fl || strncmp(pat, c->family, fl) != 0)
+        return false;
+    const char *pv = strchr(at + 1, '+'), *cv = strchr(c->version, '+');
+    if (!pv || !cv)
+        return !pv && !cv;
+    return strcmp(pv, cv) == 0;
+}
+
 static bool match_scenario(const char *pat, const cdch_cell *c)
 {
     if (strcmp(pat, "*") == 0 || strcmp(pat, c->scenario) == 0)
@@ -192,9 +206,12 @@ size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
     size_t bad = 0;
     for (size_t i = 0; i < cdch_run_ncells(r); i++) {
         cdch_cell *c = cdch_run_cell(r, i);
-        const rule *base = NULL, *file = NULL;
+        const rule *base = NULL, *file = NULL, *fam = NULL;
         for (size_t k = 0; k < e->n; k++) {
             const rule *ru = &e->rules[k];
+            if (ru->baseline && match_scenario(ru->scenario, c) && strcmp(ru->mode, c->mode) == 0 &&
+                match_family_variant(ru->consumer, c) && (!fam || cdch_verdict_worse(fam->v, ru->v)))
+                fam = ru; /* the best row of another version of this consumer */
             if (!match_consumer(ru->consumer, c) || !match_scenario(ru->scenario, c) ||
                 (strcmp(ru->mode, "*") != 0 && strcmp(ru->mode, c->mode) != 0))
                 continue;
@@ -204,8 +221,13 @@ size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
                 file = ru;
         }
         if (e->baseline) {
-            c->expected = base ? base->v : CDCH_VERDICT_PASS;
-            snprintf(c->expect_source, sizeof c->expect_source, "baseline%s", base ? "" : " (new cell)");
+            if (!base && fam) {
+                c->expected = fam->v;
+                snprintf(c->expect_source, sizeof c->expect_source, "baseline (%s)", fam->consumer);
+            } else {
+                c->expected = base ? base->v : CDCH_VERDICT_PASS;
+                snprintf(c->expect_source, sizeof c->expect_source, "baseline%s", base ? "" : " (new cell)");
+            }
             c->meets = !cdch_verdict_worse(c->verdict, c->expected);
         } else if (file) {
             c->expected = file->v;
@@ -213,7 +235,8 @@ size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
             c->meets = c->verdict == file->v;
         } else {
             const cdch_manifest_version *mv = e->manifests ? cdch_run_cell_version(r, c) : NULL;
-            const char *mexp = mv ? cdch_manifest_expect(mv, c->mode) : NULL;
+            const char *mexp = mv ? cdch_manifest_expect_for(cdch_run_cell_manifest(r, c), mv, c->scenario, c->mode)
+                                  : NULL;
             cdch_verdict v;
             if (mexp && cdch_verdict_parse(mexp, &v) == 0) {
                 c->expected = v;

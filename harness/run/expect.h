@@ -6,13 +6,17 @@
  * Sources:
  *   1. a baseline (a previous report.json), when given, decides alone: a
  *      cell meets it unless its verdict is worse (cdch_verdict_worse) than
- *      the recorded one; a cell the baseline does not record expects pass;
+ *      the recorded one; a cell whose consumer@version the baseline does not
+ *      record is held to the best verdict recorded for another version of
+ *      the same family and variant ("+suffix") — the connector-upgrade case:
+ *      the old version's row against the new one's; else it expects pass;
  *   2. else an expect file: lines "CONSUMER SCENARIO MODE VERDICT" where
  *      CONSUMER is family@version, family (any version) or *, SCENARIO a
  *      scenario name (or file name without .yaml) or *, MODE compressed |
  *      uncompressed | flip | *; '#' starts a comment; the first matching
  *      line applies; the cell meets it when its verdict is exactly that;
- *   3. else the manifests' `expect` (when enabled): exactly that verdict;
+ *   3. else the manifests' `expect_by_scenario`/`expect` (when enabled):
+ *      exactly that verdict;
  *   4. else the default verdict (pass unless set): exactly that.
  */
 #ifndef CDCH_EXPECT_H

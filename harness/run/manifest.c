@@ -69,10 +69,76 @@ static int parse_auth(mctx *c, yaml_node_t *n, bool *native)
     return 0;
 }
 
+static int parse_bool(mctx *c, yaml_node_t *n, const char *key, bool *out)
+{
+    const char *s = scalar(n);
+    if (s && (strcmp(s, "true") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "on") == 0))
+        *out = true;
+    else if (s && (strcmp(s, "false") == 0 || strcmp(s, "no") == 0 || strcmp(s, "off") == 0))
+        *out = false;
+    else
+        return fail(c, n, "'%s' must be true or false", key);
+    return 0;
+}
+
+/* {uncompressed: V, compressed: V, flip: V} */
+static int parse_expect(mctx *c, yaml_node_t *val, char **unc, char **comp, char **flip)
+{
+    if (!val || val->type != YAML_MAPPING_NODE)
+        return fail(c, val, "'expect' must be a mapping {uncompressed: VERDICT, compressed: VERDICT}", NULL);
+    for (yaml_node_pair_t *q = val->data.mapping.pairs.start; q < val->data.mapping.pairs.top; q++) {
+        const char *mk = scalar(yaml_document_get_node(c->doc, q->key));
+        yaml_node_t *mv = yaml_document_get_node(c->doc, q->value);
+        if (!mk || !scalar(mv))
+            return fail(c, mv, "'expect' values must be verdict names", NULL);
+        char **slot = strcmp(mk, "uncompressed") == 0 ? unc
+                      : strcmp(mk, "compressed") == 0 ? comp
+                      : strcmp(mk, "flip") == 0       ? flip
+                                                      : NULL;
+        if (!slot)
+            return fail(c, mv, "unknown mode '%s' in 'expect' (uncompressed, compressed, flip)", mk);
+        free(*slot);
+        *slot = xstrdup(scalar(mv));
+    }
+    return 0;
+}
+
+/* expect_by_scenario: {SCENARIO: {uncompressed: V, ...}, ...} */
+static int parse_by_scenario(mctx *c, yaml_node_t *val, cdch_manifest_sexpect **out, size_t *nout)
+{
+    if (!val || val->type != YAML_MAPPING_NODE)
+        return fail(c, val, "'expect_by_scenario' must be a mapping {SCENARIO: {uncompressed: VERDICT, ...}}", NULL);
+    for (yaml_node_pair_t *q = val->data.mapping.pairs.start; q < val->data.mapping.pairs.top; q++) {
+        yaml_node_t *kn = yaml_document_get_node(c->doc, q->key);
+        const char *name = scalar(kn);
+        if (!name || !*name)
+            return fail(c, kn, "'expect_by_scenario' keys must be scenario names", NULL);
+        *out = xrealloc(*out, (*nout + 1) * sizeof **out);
+        cdch_manifest_sexpect *e = &(*out)[(*nout)++];
+        memset(e, 0, sizeof *e);
+        e->scenario = xstrdup(name);
+        if (parse_expect(c, yaml_document_get_node(c->doc, q->value), &e->uncompressed, &e->compressed, &e->flip) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void free_by_scenario(cdch_manifest_sexpect *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(e[i].scenario);
+        free(e[i].uncompressed);
+        free(e[i].compressed);
+        free(e[i].flip);
+    }
+    free(e);
+}
+
 static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
 {
     v->source = -1;
     v->native_auth = -1;
+    v->session = -1;
     if (scalar(n)) {
         v->version = xstrdup(scalar(n));
         return 0;
@@ -102,22 +168,16 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
                 return -1;
             v->native_auth = native;
         } else if (strcmp(key, "expect") == 0) {
-            if (!val || val->type != YAML_MAPPING_NODE)
-                return fail(c, val, "'expect' must be a mapping {uncompressed: VERDICT, compressed: VERDICT}", NULL);
-            for (yaml_node_pair_t *q = val->data.mapping.pairs.start; q < val->data.mapping.pairs.top; q++) {
-                const char *mk = scalar(yaml_document_get_node(c->doc, q->key));
-                yaml_node_t *mv = yaml_document_get_node(c->doc, q->value);
-                if (!mk || !scalar(mv))
-                    return fail(c, mv, "'expect' values must be verdict names", NULL);
-                if (strcmp(mk, "uncompressed") == 0)
-                    v->expect_uncompressed = xstrdup(scalar(mv));
-                else if (strcmp(mk, "compressed") == 0)
-                    v->expect_compressed = xstrdup(scalar(mv));
-                else if (strcmp(mk, "flip") == 0)
-                    v->expect_flip = xstrdup(scalar(mv));
-                else
-                    return fail(c, mv, "unknown mode '%s' in 'expect' (uncompressed, compressed, flip)", mk);
-            }
+            if (parse_expect(c, val, &v->expect_uncompressed, &v->expect_compressed, &v->expect_flip) != 0)
+                return -1;
+        } else if (strcmp(key, "expect_by_scenario") == 0) {
+            if (parse_by_scenario(c, val, &v->by_scenario, &v->nby_scenario) != 0)
+                return -1;
+        } else if (strcmp(key, "session") == 0) {
+            bool on = false;
+            if (parse_bool(c, val, "session", &on) != 0)
+                return -1;
+            v->session = on;
         }
     }
     if (!v->version)
@@ -131,6 +191,7 @@ static void free_version(cdch_manifest_version *v)
     free(v->expect_uncompressed);
     free(v->expect_compressed);
     free(v->expect_flip);
+    free_by_scenario(v->by_scenario, v->nby_scenario);
 }
 
 void cdch_manifest_free(cdch_manifest *m)
@@ -150,6 +211,7 @@ void cdch_manifest_free(cdch_manifest *m)
     free(m->dir);
     free(m->family);
     free(m->language);
+    free_by_scenario(m->by_scenario, m->nby_scenario);
     free(m);
 }
 
@@ -192,6 +254,12 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
             run = v;
         } else if (strcmp(key, "server_auth") == 0) {
             if (parse_auth(c, v, &m->native_auth) != 0)
+                return -1;
+        } else if (strcmp(key, "session") == 0) {
+            if (parse_bool(c, v, "session", &m->session) != 0)
+                return -1;
+        } else if (strcmp(key, "expect_by_scenario") == 0) {
+            if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
                 return -1;
         } else if (strcmp(key, "startup_timeout") == 0) {
             const char *s = scalar(v);
@@ -363,4 +431,33 @@ const char *cdch_manifest_expect(const cdch_manifest_version *v, const char *mod
     if (strcmp(mode, "flip") == 0)
         return v->expect_flip;
     return NULL;
+}
+
+bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *v)
+{
+    return v->session >= 0 ? v->session == 1 : m->session;
+}
+
+static const char *sexpect_mode(const cdch_manifest_sexpect *e, size_t n, const char *scenario, const char *mode)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(e[i].scenario, scenario) != 0)
+            continue;
+        if (strcmp(mode, "compressed") == 0)
+            return e[i].compressed;
+        if (strcmp(mode, "uncompressed") == 0)
+            return e[i].uncompressed;
+        if (strcmp(mode, "flip") == 0)
+            return e[i].flip;
+    }
+    return NULL;
+}
+
+const char *cdch_manifest_expect_for(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
+                                     const char *mode)
+{
+    const char *e = scenario ? sexpect_mode(v->by_scenario, v->nby_scenario, scenario, mode) : NULL;
+    if (!e && scenario && m)
+        e = sexpect_mode(m->by_scenario, m->nby_scenario, scenario, mode);
+    return e ? e : cdch_manifest_expect(v, mode);
 }

@@ -14,7 +14,10 @@
  * version's cache directory), startup_timeout (seconds, default 60),
  * server_auth (mysql_native_password | caching_sha2_password, the plugin of
  * the fake primary's replication account; default caching_sha2_password, as
- * MySQL 8; also per version).
+ * MySQL 8; also per version), session (bool, family or version: the adapter
+ * serves many cells in one launch, consumers/README.md "Session mode"),
+ * expect_by_scenario ({SCENARIO: {mode: verdict}}, family or version: wins
+ * over `expect` for that scenario).
  * Unknown keys are ignored (adapters may carry notes for humans).
  */
 #ifndef CDCH_MANIFEST_H
@@ -25,6 +28,12 @@
 
 #include "err.h"
 
+/* expect_by_scenario entry: the verdicts one scenario should give */
+typedef struct cdch_manifest_sexpect {
+    char *scenario;
+    char *uncompressed, *compressed, *flip; /* NULL when not given */
+} cdch_manifest_sexpect;
+
 typedef struct cdch_manifest_version {
     char *version;
     char *expect_uncompressed; /* verdict names from `expect`, NULL when not given */
@@ -32,6 +41,9 @@ typedef struct cdch_manifest_version {
     char *expect_flip;
     int source;                /* -1: the family's `source`; 0 server, 1 files (a per-version `source`) */
     int native_auth;           /* -1: the family's `server_auth`; 1 mysql_native_password, 0 caching_sha2 */
+    int session;               /* -1: the family's `session`; 1 session protocol, 0 one launch per cell */
+    cdch_manifest_sexpect *by_scenario; /* expect_by_scenario (wins over the family's) */
+    size_t nby_scenario;
 } cdch_manifest_version;
 
 typedef struct cdch_manifest {
@@ -48,6 +60,9 @@ typedef struct cdch_manifest {
     char **run;            /* NULL-terminated */
     double startup_timeout;
     bool native_auth;      /* server_auth: mysql_native_password (default caching_sha2_password) */
+    bool session;          /* session: true — the adapter speaks the session protocol */
+    cdch_manifest_sexpect *by_scenario; /* expect_by_scenario for every version */
+    size_t nby_scenario;
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);
@@ -68,5 +83,13 @@ bool cdch_manifest_native_auth(const cdch_manifest *m, const cdch_manifest_versi
 /* The expectation the manifest records for a mode ("compressed",
  * "uncompressed", "flip"), NULL when none. */
 const char *cdch_manifest_expect(const cdch_manifest_version *v, const char *mode);
+
+/* The expectation for a scenario and mode: the version's expect_by_scenario,
+ * else the family's, else the version's `expect`; NULL when none. */
+const char *cdch_manifest_expect_for(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
+                                     const char *mode);
+
+/* Whether version v's adapter speaks the session protocol. */
+bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *v);
 
 #endif

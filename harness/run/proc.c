@@ -25,7 +25,9 @@ bool cdch_proc_interrupted(void) { return g_interrupted != 0; }
 
 struct cdch_proc {
     pid_t pid;
+    int in_fd;          /* stdin pipe (stdin_pipe), -1 when closed or /dev/null */
     int out_fd, err_fd; /* -1 once at EOF */
+    uint64_t err_total; /* stderr bytes read so far */
     bool exited;        /* reaped */
     int status, signal;
     cdch_buf out;       /* partial stdout line */
@@ -133,7 +135,19 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         free(envp);
         return NULL;
     }
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int inp[2] = {-1, -1};
+    if (o->stdin_pipe && pipe2(inp, O_CLOEXEC) != 0) {
+        cdch_err_set(err, "pipe: %s", strerror(errno));
+        close(outp[0]);
+        close(outp[1]);
+        close(errp[0]);
+        close(errp[1]);
+        close(exep[0]);
+        close(exep[1]);
+        free(envp);
+        return NULL;
+    }
+    int devnull = o->stdin_pipe ? inp[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
     pid_t pid = fork();
     if (pid == 0) {
         /* child: async-signal-safe calls only */
@@ -161,7 +175,7 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
     int fork_errno = errno;
     free(envp);
     if (devnull >= 0)
-        close(devnull);
+        close(devnull); /* the /dev/null or the stdin pipe's read end */
     close(outp[1]);
     close(errp[1]);
     close(exep[1]);
@@ -169,6 +183,8 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         close(outp[0]);
         close(errp[0]);
         close(exep[0]);
+        if (inp[1] >= 0)
+            close(inp[1]);
         cdch_err_set(err, "fork: %s", strerror(fork_errno));
         return NULL;
     }
@@ -185,6 +201,8 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         }
         close(outp[0]);
         close(errp[0]);
+        if (inp[1] >= 0)
+            close(inp[1]);
         cdch_err_set(err, "cannot run '%s'%s%s: %s", exe, o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(code));
         return NULL;
     }
@@ -194,15 +212,20 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         waitpid(pid, NULL, 0);
         close(outp[0]);
         close(errp[0]);
+        if (inp[1] >= 0)
+            close(inp[1]);
         cdch_err_set(err, "out of memory");
         return NULL;
     }
     p->pid = pid;
+    p->in_fd = inp[1];
     p->out_fd = outp[0];
     p->err_fd = errp[0];
     p->status = -1;
     p->stderr_copy = o->stderr_copy;
     fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
+    if (p->in_fd >= 0)
+        fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
     fcntl(p->err_fd, F_SETFL, fcntl(p->err_fd, F_GETFL) | O_NONBLOCK);
     return p;
 }
@@ -238,6 +261,7 @@ static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
         ssize_t r = read(*fd, buf, sizeof buf);
         if (r > 0) {
             if (is_err) {
+                p->err_total += (uint64_t)r;
                 if (p->stderr_copy)
                     fwrite(buf, 1, (size_t)r, p->stderr_copy);
                 cdch_put_bytes(&p->err, buf, (size_t)r);
@@ -321,6 +345,7 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
         close(p->err_fd);
         p->err_fd = -1;
     }
+    cdch_proc_close_stdin(p);
     deliver(p, fn, ud, true);
     int st = 0;
     pid_t r;
@@ -389,6 +414,63 @@ const char *cdch_proc_stderr_tail(cdch_proc *p)
 
 pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
 
+int cdch_proc_send(cdch_proc *p, const char *line, int timeout_ms, cdch_err *err)
+{
+    if (p->in_fd < 0)
+        return cdch_err_set(err, "the adapter's stdin is closed");
+    size_t n = strlen(line);
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_bytes(&b, line, n);
+    cdch_put_bytes(&b, "\n", 1);
+    size_t off = 0;
+    double t0 = now_ms();
+    int rc = 0;
+    while (off < b.len) {
+        ssize_t w = write(p->in_fd, b.data + off, b.len - off);
+        if (w > 0) {
+            off += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            double left = timeout_ms - (now_ms() - t0);
+            if (left <= 0) {
+                rc = cdch_err_set(err, "the adapter did not read its stdin for %d ms", timeout_ms);
+                break;
+            }
+            struct pollfd pf = {p->in_fd, POLLOUT, 0};
+            poll(&pf, 1, left > 100 ? 100 : (int)left + 1);
+            continue;
+        }
+        rc = cdch_err_set(err, "writing to the adapter's stdin: %s", w < 0 ? strerror(errno) : "short write");
+        break;
+    }
+    cdch_buf_free(&b);
+    return rc;
+}
+
+void cdch_proc_close_stdin(cdch_proc *p)
+{
+    if (p->in_fd >= 0) {
+        close(p->in_fd);
+        p->in_fd = -1;
+    }
+}
+
+void cdch_proc_set_stderr_copy(cdch_proc *p, FILE *f) { p->stderr_copy = f; }
+
+uint64_t cdch_proc_stderr_mark(const cdch_proc *p) { return p->err_total; }
+
+const char *cdch_proc_stderr_since(cdch_proc *p, uint64_t mark)
+{
+    const char *tail = cdch_proc_stderr_tail(p);
+    uint64_t since = p->err_total >= mark ? p->err_total - mark : 0;
+    if (since >= p->err.len)
+        return tail;
+    return tail + (p->err.len - (size_t)since);
+}
+
 void cdch_proc_free(cdch_proc *p)
 {
     if (!p)
@@ -399,6 +481,7 @@ void cdch_proc_free(cdch_proc *p)
         close(p->out_fd);
     if (p->err_fd >= 0)
         close(p->err_fd);
+    cdch_proc_close_stdin(p);
     cdch_buf_free(&p->out);
     cdch_buf_free(&p->err);
     free(p);

@@ -5,7 +5,8 @@
  * process group, so stopping it (SIGTERM to the group, SIGKILL to the group
  * after the grace period) also ends grandchildren (a JVM or node started by
  * a shell script). The group is killed, too, when the adapter exits on its
- * own. The child's stdin is /dev/null. cdch_proc_free stops a running
+ * own. The child's stdin is /dev/null, or a pipe the caller writes lines to
+ * (stdin_pipe; session-mode adapters). cdch_proc_free stops a running
  * child and reaps it: no zombies, no orphans left in the group.
  *
  * Spawning is fork + execve with everything prepared before the fork (only
@@ -18,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -32,6 +34,7 @@ typedef struct cdch_proc_opts {
     const char *cwd;        /* NULL: the harness's */
     char *const *env;       /* "NAME=value" entries set on top of the harness's environment (NULL-terminated) */
     FILE *stderr_copy;      /* NULL, or every stderr byte is also written here (the caller's) */
+    bool stdin_pipe;        /* stdin is a pipe for cdch_proc_send (else /dev/null) */
 } cdch_proc_opts;
 
 cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err);
@@ -55,6 +58,18 @@ void cdch_proc_status(const cdch_proc *p, int *status, int *signal);
  * until the next pump/stop/free). */
 const char *cdch_proc_stderr_tail(cdch_proc *p);
 pid_t cdch_proc_pid(const cdch_proc *p);
+
+/* stdin_pipe only: write line + '\n' (waits up to timeout_ms for a full
+ * pipe); close stdin (the adapter sees EOF). */
+int cdch_proc_send(cdch_proc *p, const char *line, int timeout_ms, cdch_err *err);
+void cdch_proc_close_stdin(cdch_proc *p);
+/* Change where stderr is copied from now on (NULL: nowhere). */
+void cdch_proc_set_stderr_copy(cdch_proc *p, FILE *f);
+/* A mark in the stderr stream (bytes so far), and the part of the tail
+ * written since a mark (valid until the next pump/stop/free): one
+ * session process, one stderr cut per cell. */
+uint64_t cdch_proc_stderr_mark(const cdch_proc *p);
+const char *cdch_proc_stderr_since(cdch_proc *p, uint64_t mark);
 
 void cdch_proc_free(cdch_proc *p); /* stops (grace 0) and reaps if running; accepts NULL */
 

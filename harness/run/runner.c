@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "setup.h"
 #include "stream.h"
 #include "streamidx.h"
+#include "value.h"
 #include "xalloc.h"
 
 #define xcalloc cdch_xcalloc
@@ -270,6 +272,11 @@ int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err)
 size_t cdch_run_ncells(const cdch_run *r) { return r->ncells; }
 cdch_cell *cdch_run_cell(cdch_run *r, size_t i) { return i < r->ncells ? &r->cells[i] : NULL; }
 
+const cdch_manifest *cdch_run_cell_manifest(const cdch_run *r, const cdch_cell *c)
+{
+    return c->consumer_idx < r->nconsumers ? r->consumers[c->consumer_idx].m : NULL;
+}
+
 const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch_cell *c)
 {
     return c->consumer_idx < r->nconsumers ? r->consumers[c->consumer_idx].v : NULL;
@@ -390,11 +397,46 @@ typedef struct cellio {
     FILE *out;
     double last_activity;
     bool any_line;
+    /* session mode: the adapter's end-of-cell lines */
+    const char *cell_id; /* NULL: one-shot */
+    bool stopped, ended;
+    int ended_status;
 } cellio;
+
+/* A session adapter's {"kind":"stopped"|"ended","cell":ID[,"status":N]}:
+ * true when the line is one (for this cell or a stale one), consumed. */
+static bool session_line(cellio *io, const char *line, size_t len)
+{
+    if (!io->cell_id || !strstr(line, "\"kind\"") || (!strstr(line, "\"stopped\"") && !strstr(line, "\"ended\"")))
+        return false;
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_jv *v;
+    cdch_err err;
+    bool is = false;
+    if (cdch_jv_parse(line, len, &a, &v, &err) == 0) {
+        const cdch_jv *k = cdch_jv_get(v, "kind"), *c = cdch_jv_get(v, "cell"), *st = cdch_jv_get(v, "status");
+        if (k && k->type == CDCH_JV_STRING &&
+            (strcmp(k->u.str.ptr, "stopped") == 0 || strcmp(k->u.str.ptr, "ended") == 0)) {
+            is = true;
+            if (c && c->type == CDCH_JV_STRING && strcmp(c->u.str.ptr, io->cell_id) == 0) {
+                if (k->u.str.ptr[0] == 's') {
+                    io->stopped = true;
+                } else {
+                    io->ended = true;
+                    io->ended_status = st && st->type == CDCH_JV_NUMBER ? atoi(st->raw) : 1;
+                }
+            }
+        }
+    }
+    cdch_arena_free(&a);
+    return is;
+}
 
 static void on_line(void *ud, const char *line, size_t len)
 {
     cellio *io = ud;
+    if (session_line(io, line, len))
+        return;
     io->any_line = true;
     io->last_activity = now_s();
     if (io->out) {
@@ -430,6 +472,97 @@ static char *subst_cache(const char *word, const char *cache)
     return out;
 }
 
+/* ---- session-mode adapters (consumers/README.md "Session mode") --------------------- */
+
+/* A worker thread's live session adapter (at most one: cells are planned
+ * consumer by consumer, so a worker mostly reuses it). */
+typedef struct wstate {
+    cdch_proc *p;
+    size_t consumer_idx;
+    uint64_t err_mark; /* stderr position at the current cell's start */
+} wstate;
+
+static void session_end(wstate *ws)
+{
+    if (!ws->p)
+        return;
+    if (!cdch_proc_exited(ws->p)) {
+        cdch_proc_close_stdin(ws->p); /* EOF: the adapter exits 0 */
+        double t0 = now_s();
+        while (cdch_proc_pump(ws->p, 100, NULL, NULL) && now_s() - t0 < 5) {
+        }
+    }
+    cdch_proc_free(ws->p); /* kills what is left */
+    ws->p = NULL;
+}
+
+static void json_env(cdch_buf *b, char *const *env, size_t ne)
+{
+    cdch_put_str(b, "{");
+    for (size_t i = 0; i < ne; i++) {
+        const char *eq = strchr(env[i], '=');
+        if (!eq)
+            continue;
+        if (i)
+            cdch_put_str(b, ",");
+        cdch_json_string_append(b, env[i], (size_t)(eq - env[i]));
+        cdch_put_str(b, ":");
+        cdch_json_string_append(b, eq + 1, strlen(eq + 1));
+    }
+    cdch_put_str(b, "}");
+}
+
+/* Reuse or launch the worker's session adapter for consumer ci and send it
+ * the cell's start line. */
+static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv, FILE *errlog, char *const *env,
+                                size_t ne, const char *cell_id, cdch_err *err)
+{
+    consumer *con = &r->consumers[ci];
+    if (ws->p && (ws->consumer_idx != ci || !cdch_proc_pump(ws->p, 0, NULL, NULL)))
+        session_end(ws);
+    if (!ws->p) {
+        char *senv[5] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
+                         xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin), NULL};
+        cdch_proc_opts po = {argv, con->m->dir, senv, NULL, true};
+        ws->p = cdch_proc_spawn(&po, err);
+        for (size_t i = 0; senv[i]; i++)
+            free(senv[i]);
+        if (!ws->p)
+            return NULL;
+        ws->consumer_idx = ci;
+    }
+    cdch_proc_set_stderr_copy(ws->p, errlog);
+    ws->err_mark = cdch_proc_stderr_mark(ws->p);
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_buf_printf(&b, "{\"kind\":\"start\",\"cell\":\"%s\",\"env\":", cell_id);
+    json_env(&b, env, ne);
+    cdch_put_str(&b, "}");
+    int rc = cdch_proc_send(ws->p, cdch_buf_cstr(&b), 5000, err);
+    cdch_buf_free(&b);
+    if (rc != 0) {
+        cdch_err_wrap(err, "session adapter: ");
+        session_end(ws);
+        return NULL;
+    }
+    return ws->p;
+}
+
+/* Ask the session adapter to stop the cell's consumer; wait up to 10 s for
+ * its "stopped" line, else kill it (the next cell launches a fresh one). */
+static void session_stop_cell(wstate *ws, cellio *io)
+{
+    char line[96];
+    snprintf(line, sizeof line, "{\"kind\":\"stop\",\"cell\":\"%s\"}", io->cell_id);
+    cdch_err e;
+    if (cdch_proc_send(ws->p, line, 2000, &e) == 0) {
+        double t0 = now_s();
+        while (!io->stopped && !io->ended && cdch_proc_pump(ws->p, 100, on_line, io) && now_s() - t0 < 10) {
+        }
+    }
+    if (!io->stopped && !io->ended && !cdch_proc_exited(ws->p))
+        cdch_proc_stop(ws->p, 2000, on_line, io);
+}
+
 static void set_error(cdch_cell *cell, const char *msg, double t0)
 {
     cdch_outcome o;
@@ -445,7 +578,7 @@ static void set_error(cdch_cell *cell, const char *msg, double t0)
     cell->seconds = now_s() - t0;
 }
 
-static void run_cell(cdch_run *r, size_t ci)
+static void run_cell(cdch_run *r, size_t ci, wstate *ws)
 {
     cdch_cell *cell = &r->cells[ci];
     consumer *con = &r->consumers[cell->consumer_idx];
@@ -534,9 +667,20 @@ static void run_cell(cdch_run *r, size_t ci)
         argv[i] = subst_cache(con->m->run[i], con->cache);
 
     cdch_change_list *obs = cdch_changes_new();
-    cellio io = {obs, out, t0, false};
-    cdch_proc_opts po = {argv, con->m->dir, env, errlog};
-    cdch_proc *p = cdch_proc_spawn(&po, &err);
+    char cell_id[32];
+    snprintf(cell_id, sizeof cell_id, "%zu", ci);
+    bool in_session = cdch_manifest_session(con->m, con->v);
+    cellio io = {obs, out, t0, false, in_session ? cell_id : NULL, false, false, 0};
+    cdch_proc *p = NULL;
+    uint64_t err_mark = 0;
+    if (in_session) {
+        p = session_begin(r, ws, cell->consumer_idx, argv, errlog, env, ne, cell_id, &err);
+        if (p)
+            err_mark = ws->err_mark;
+    } else {
+        cdch_proc_opts po = {argv, con->m->dir, env, errlog, false};
+        p = cdch_proc_spawn(&po, &err);
+    }
     cdch_outcome oc;
     memset(&oc, 0, sizeof oc);
     oc.exit_status = -1;
@@ -551,7 +695,8 @@ static void run_cell(cdch_run *r, size_t ci)
         double deliv_t = 0;
         cdch_stop_reason why = CDCH_STOP_NONE;
         io.last_activity = now_s();
-        while (cdch_proc_pump(p, 100, on_line, &io)) {
+        bool running;
+        while ((running = cdch_proc_pump(p, 100, on_line, &io)) && !io.ended) {
             double t = now_s();
             if (!io.any_line && t - t0 >= startup) {
                 why = CDCH_STOP_STARTUP_TIMEOUT;
@@ -579,15 +724,25 @@ static void run_cell(cdch_run *r, size_t ci)
             if (cdch_proc_interrupted())
                 break;
         }
-        if (!cdch_proc_exited(p)) {
-            size_t nctl = obs->nctl; /* control lines printed while being stopped do not count */
-            cdch_proc_stop(p, 5000, on_line, &io);
-            obs->nctl = nctl;
-        } else {
+        if (in_session && io.ended) {
+            /* the consumer ended by itself; the session process lives on */
             why = CDCH_STOP_EXITED;
+            oc.exit_status = io.ended_status;
+            oc.exit_signal = 0;
+        } else if (!running || cdch_proc_exited(p)) {
+            why = CDCH_STOP_EXITED;
+            cdch_proc_status(p, &oc.exit_status, &oc.exit_signal);
+        } else {
+            size_t nctl = obs->nctl; /* control lines printed while being stopped do not count */
+            if (in_session) {
+                session_stop_cell(ws, &io);
+            } else {
+                cdch_proc_stop(p, 5000, on_line, &io);
+                cdch_proc_status(p, &oc.exit_status, &oc.exit_signal);
+            }
+            obs->nctl = nctl;
         }
         oc.reason = why;
-        cdch_proc_status(p, &oc.exit_status, &oc.exit_signal);
         if (why != CDCH_STOP_EXITED) {
             /* stopped by the harness: how it died is ours, not the consumer's */
             cell->exit_status = oc.exit_status;
@@ -598,11 +753,18 @@ static void run_cell(cdch_run *r, size_t ci)
             cell->exit_status = oc.exit_status;
             cell->exit_signal = oc.exit_signal;
         }
-        cell->stderr_tail = xstrdup(cdch_proc_stderr_tail(p));
+        cell->stderr_tail = xstrdup(in_session ? cdch_proc_stderr_since(p, err_mark) : cdch_proc_stderr_tail(p));
         oc.stderr_tail = cell->stderr_tail;
         oc.stream_delivered = delivered;
         oc.got_ready = got_ready(obs);
-        cdch_proc_free(p);
+        if (in_session) {
+            if (cdch_proc_exited(p))
+                session_end(ws);
+            else
+                cdch_proc_set_stderr_copy(p, NULL);
+        } else {
+            cdch_proc_free(p);
+        }
     }
     cdch_primary_stop(prim);
     if (out)
@@ -640,13 +802,14 @@ static void run_cell(cdch_run *r, size_t ci)
 static void *worker(void *arg)
 {
     cdch_run *r = arg;
+    wstate ws = {NULL, 0, 0};
     for (;;) {
         pthread_mutex_lock(&r->mu);
         size_t i = r->next++;
         pthread_mutex_unlock(&r->mu);
         if (i >= r->ncells)
             break;
-        run_cell(r, i);
+        run_cell(r, i, &ws);
         pthread_mutex_lock(&r->mu);
         r->done++;
         if (r->o.progress) {
@@ -657,6 +820,7 @@ static void *worker(void *arg)
         }
         pthread_mutex_unlock(&r->mu);
     }
+    session_end(&ws);
     return NULL;
 }
 
@@ -685,6 +849,7 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
         r->tmp[0] = '\0';
         return cdch_err_set(err, "cannot create a temporary directory: %s", strerror(e));
     }
+    signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     plan(r);
     setup_consumers(r);
     gen_streams(r);

@@ -107,5 +107,6 @@ size_t cdch_run_ncells(const cdch_run *r);
 cdch_cell *cdch_run_cell(cdch_run *r, size_t i);
 /* The manifest version record of a cell's consumer (for its `expect`). */
 const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch_cell *c);
+const cdch_manifest *cdch_run_cell_manifest(const cdch_run *r, const cdch_cell *c);
 
 #endif

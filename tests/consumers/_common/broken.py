@@ -19,6 +19,7 @@ would. tests/run_verdicts.sh asserts the verdict `cdcharness run` gives each.
   announce-skip      same, but an error line is printed for each
   die-on-compressed  exits 1 at the first compressed transaction (a consumer
                      that does not know event type 40)
+  session B          (first argument) session mode around behaviour B
   equivalent         correct, in other spellings the harness must accept:
                      decimals without trailing zeros, floats at float
                      precision, JSON objects with keys in another order,
@@ -71,7 +72,35 @@ def strip_zeros(s):
 
 
 def main():
-    behaviour = sys.argv[1]
+    if sys.argv[1] == "session":
+        return session(sys.argv[2])
+    run_one(sys.argv[1])
+
+
+def session(behaviour):
+    """consumers/README.md "Session mode": one process serves many cells."""
+    if os.environ.get("CDCH_SESSION") != "1":
+        return run_one(behaviour)  # one-shot works too
+    base = dict(os.environ)
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg["kind"] == "start":
+            os.environ.clear()
+            os.environ.update(base)
+            os.environ.update(msg["env"])
+            sys.stderr.write("session pid=%d cell=%s\n" % (os.getpid(), msg["cell"]))
+            sys.stderr.flush()
+            try:
+                run_one(behaviour)
+                status = 0  # a files consumer that read everything ends, as a one-shot run exits
+            except SystemExit as e:
+                status = e.code if isinstance(e.code, int) else 1
+            emit({"kind": "ended", "cell": msg["cell"], "status": status})
+        elif msg["kind"] == "stop":
+            emit({"kind": "stopped", "cell": msg["cell"]})
+
+
+def run_one(behaviour):
     rows = reference_rows()
     txns = groups(rows)
     emit({"kind": "ready"})
