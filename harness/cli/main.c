@@ -15,6 +15,8 @@ static const subcommand k_commands[] = {
     {"gen", cmd_gen, "generate binlog files and expected change events from a scenario"},
     {"serve", cmd_serve, "serve a scenario's stream as a fake MySQL primary (replication protocol)"},
     {"run", cmd_run, "run consumer adapters against scenarios: diffs, verdicts, reports"},
+    {"report", cmd_report, "merge shard reports, render report.json as junit, summary, HTML"},
+    {"matrix", cmd_matrix, "run a compatibility matrix file (ci/matrix.yaml): shards, gates, HTML report"},
 };
 
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])

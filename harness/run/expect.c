@@ -201,11 +201,9 @@ static bool match_scenario(const char *pat, const cdch_cell *c)
     return strlen(pat) == n && strncmp(pat, base, n) == 0;
 }
 
-size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
+bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
-        cdch_cell *c = cdch_run_cell(r, i);
+    {
         const rule *base = NULL, *file = NULL, *fam = NULL;
         for (size_t k = 0; k < e->n; k++) {
             const rule *ru = &e->rules[k];
@@ -247,8 +245,15 @@ size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
             }
             c->meets = c->verdict == c->expected;
         }
-        if (!c->meets)
-            bad++;
     }
+    return c->meets;
+}
+
+size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < cdch_run_ncells(r); i++)
+        if (!cdch_expect_cell(e, r, cdch_run_cell(r, i)))
+            bad++;
     return bad;
 }

@@ -41,5 +41,7 @@ int cdch_expect_load_baseline(cdch_expect *e, const char *path, cdch_err *err);
 /* Fill every cell's expected / expect_source / meets. Returns the number of
  * cells that do not meet their expectation. */
 size_t cdch_expect_apply(const cdch_expect *e, cdch_run *r);
+/* The same for one cell (e.g. as it finishes); returns its `meets`. */
+bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c);
 
 #endif

@@ -97,6 +97,8 @@ struct cdch_run {
     char tmp[PATH_MAX];
     pthread_mutex_t mu;
     size_t next, done;
+    bool planned;
+    size_t planned_total; /* before sharding */
 };
 
 void cdch_run_opts_init(cdch_run_opts *o)
@@ -316,16 +318,15 @@ static size_t stream_for(cdch_run *r, size_t sc, const char *mode)
     return r->nstreams - 1;
 }
 
-static void plan(cdch_run *r)
+static void plan_all(cdch_run *r)
 {
     for (size_t c = 0; c < r->nconsumers; c++) {
         for (size_t s = 0; s < r->nscens; s++) {
             const char *modes[2];
             size_t nm = scenario_modes(r, r->scens[s].s, modes);
             for (size_t m = 0; m < nm; m++) {
-                stream_for(r, s, modes[m]);
                 r->cells = xrealloc(r->cells, (r->ncells + 1) * sizeof *r->cells);
-                cdch_cell *cell = &r->cells[r->ncells++];
+                cdch_cell *cell = &r->cells[r->ncells];
                 memset(cell, 0, sizeof *cell);
                 cell->family = r->consumers[c].m->family;
                 cell->version = r->consumers[c].v->version;
@@ -337,9 +338,31 @@ static void plan(cdch_run *r)
                 cell->exit_status = -1;
                 cell->verdict = CDCH_VERDICT_HARNESS_ERROR;
                 cell->expected = CDCH_VERDICT_PASS;
+                if (r->o.keep && !r->o.keep(r->o.keep_ud, cell))
+                    continue;
+                cell->index = r->ncells++;
             }
         }
     }
+}
+
+void cdch_run_plan(cdch_run *r, size_t *total)
+{
+    if (!r->planned) {
+        r->planned = true;
+        plan_all(r);
+        r->planned_total = r->ncells;
+        if (r->o.shard_n > 0 && r->o.shard_k >= 1 && r->o.shard_k <= r->o.shard_n) {
+            /* contiguous blocks: a shard sets up only its consumers and keeps session adapters warm */
+            size_t n = r->ncells, lo = n * (r->o.shard_k - 1) / r->o.shard_n, hi = n * r->o.shard_k / r->o.shard_n;
+            memmove(r->cells, r->cells + lo, (hi - lo) * sizeof *r->cells);
+            r->ncells = hi - lo;
+        }
+        for (size_t i = 0; i < r->ncells; i++)
+            stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode);
+    }
+    if (total)
+        *total = r->planned_total;
 }
 
 static void gen_streams(cdch_run *r)
@@ -383,6 +406,11 @@ static void setup_consumers(cdch_run *r)
 {
     for (size_t i = 0; i < r->nconsumers; i++) {
         consumer *c = &r->consumers[i];
+        bool used = false;
+        for (size_t k = 0; k < r->ncells && !used; k++)
+            used = r->cells[k].consumer_idx == i;
+        if (!used)
+            continue; /* not in this shard */
         cdch_err err;
         if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s, r->o.progress, c->cache,
                               sizeof c->cache, &err) != 0)
@@ -691,6 +719,8 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
         harness_msg = xprintf("adapter %s@%s: %s", cell->family, cell->version, err.msg);
     } else {
         double startup = con->m->startup_timeout;
+        double idle_after = r->o.idle_after_stream_s > 0 ? r->o.idle_after_stream_s
+                                                         : 3.0 + (double)st->stats.bytes / 10e6;
         bool delivered = false;
         double deliv_t = 0;
         cdch_stop_reason why = CDCH_STOP_NONE;
@@ -712,7 +742,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                     deliv_t = t;
                 }
                 double since = io.last_activity > deliv_t ? io.last_activity : deliv_t;
-                if (delivered && t - since >= r->o.idle_after_stream_s) {
+                if (delivered && t - since >= idle_after) {
                     why = CDCH_STOP_IDLE_AFTER_STREAM;
                     break;
                 }
@@ -812,6 +842,8 @@ static void *worker(void *arg)
         run_cell(r, i, &ws);
         pthread_mutex_lock(&r->mu);
         r->done++;
+        if (r->o.on_cell)
+            r->o.on_cell(r->o.on_cell_ud, &r->cells[i], r->done, r->ncells);
         if (r->o.progress) {
             cdch_cell *c = &r->cells[i];
             fprintf(r->o.progress, "[%zu/%zu] %s@%s %s %s: %s (%.1f s)\n", r->done, r->ncells, c->family, c->version,
@@ -850,7 +882,7 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
         return cdch_err_set(err, "cannot create a temporary directory: %s", strerror(e));
     }
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
-    plan(r);
+    cdch_run_plan(r, NULL);
     setup_consumers(r);
     gen_streams(r);
     size_t nthreads = (size_t)r->o.jobs;

@@ -38,12 +38,15 @@
 #include "scenario.h"
 #include "verdict.h"
 
+struct cdch_cell;
+
 typedef struct cdch_run_opts {
     const char *const *consumer_dirs; /* where <family>/manifest.yaml are searched, in order */
     size_t nconsumer_dirs;
     double timeout_s;            /* per cell (default 60) */
     double grace_s;              /* idle time after the last expected row (default 2) */
-    double idle_after_stream_s;  /* source: server, idle time after the whole stream was sent (default 10) */
+    double idle_after_stream_s;  /* source: server, idle time after the whole stream was sent (default 10;
+                                  * 0 = auto: 3 s + 1 s per 10 MB of stream) */
     double setup_timeout_s;      /* per version setup (default 1800) */
     int jobs;                    /* cells run in parallel (default 1) */
     const char *report_dir;      /* cell logs (NULL: none) */
@@ -51,6 +54,13 @@ typedef struct cdch_run_opts {
     const char *cache_root;      /* NULL: $CDCH_CACHE or ~/.cache/cdcharness */
     bool keep_streams;           /* do not delete the generated streams */
     FILE *progress;              /* one line per finished cell (NULL: quiet) */
+    /* called (serialised, from a worker thread) when a cell is done; done/total count cells run */
+    void (*on_cell)(void *ud, struct cdch_cell *c, size_t done, size_t total);
+    void *on_cell_ud;
+    /* which planned cells run: keep(ud, cell) false drops a cell before indexing (exclusions) */
+    bool (*keep)(void *ud, const struct cdch_cell *c);
+    void *keep_ud;
+    unsigned shard_k, shard_n;   /* run shard K of N (1-based) of the indexed cells; 0/0 = all */
 } cdch_run_opts;
 
 void cdch_run_opts_init(cdch_run_opts *o);
@@ -62,6 +72,7 @@ typedef struct cdch_cell {
     const char *scenario_path;
     const char *mode;               /* "uncompressed", "compressed", "flip" */
     size_t consumer_idx, scenario_idx;
+    size_t index;                   /* position in the full plan (before sharding): stable across shards */
     /* verdict */
     cdch_verdict verdict;
     bool compression_regression;
@@ -98,6 +109,12 @@ int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err);
  * compressed, on -> compressed, off -> uncompressed, flip -> flip),
  * "compressed", "uncompressed" or "flip". */
 int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err);
+
+/* Plan the cells (consumers × scenarios × modes, minus keep()'s drops,
+ * then the shard): done by cdch_run_execute, callable before it to list
+ * the cells (cdch_run_ncells/cdch_run_cell) without running anything.
+ * Idempotent. total = cells before sharding (may be NULL). */
+void cdch_run_plan(cdch_run *r, size_t *total);
 
 /* Run every cell. Returns 0; per-cell failures are verdicts. -1 only when
  * nothing can run (e.g. no temp dir), with err set. */

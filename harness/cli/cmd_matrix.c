@@ -1,0 +1,568 @@
+/* cmd_matrix.c — `cdcharness matrix FILE`: the compatibility matrix of a
+ * matrix file (harness/run/matrix.h), in parallel, sharded, gated on the
+ * manifests' expectations, a baseline report, or the pre-flip question. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "expect.h"
+#include "matrix.h"
+#include "proc.h"
+#include "report.h"
+#include "runner.h"
+#include "value.h"
+#include "xalloc.h"
+
+#ifndef CDCH_SOURCE_DIR
+#define CDCH_SOURCE_DIR "."
+#endif
+
+enum { MATRIX_EXIT_REGRESSION = 1, MATRIX_EXIT_HARNESS = 2 };
+
+static void matrix_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cdcharness matrix MATRIX.yaml [--quick] [-j N] [--shard K/N]\n"
+            "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
+            "                         [--list] [--timeout S] [--consumers-dir DIR] [--quiet]\n"
+            "\n"
+            "Run a compatibility matrix: every consumer@version x scenario x mode the matrix\n"
+            "file names (format in harness/run/matrix.h; the default is ci/matrix.yaml), in\n"
+            "parallel, each cell with its own fake primary on a free loopback port and its own\n"
+            "state directory. Writes report.json, junit.xml, summary.md and report.html.\n"
+            "\n"
+            "  --quick            only the matrix's `quick` subset (for pull requests)\n"
+            "  -j N               cells in parallel (default: the number of cores)\n"
+            "  --shard K/N        run the K-th of N equal slices of the planned cells (CI\n"
+            "                     machines; join with `cdcharness report merge`)\n"
+            "  --baseline R       gate: fail only on cells worse than in report R (a previous\n"
+            "                     matrix report); a consumer version R does not hold is held\n"
+            "                     to the best row of another version of the same family\n"
+            "                     (the connector-upgrade question)\n"
+            "  --pre-flip         gate: for each consumer@version, is it safe to turn\n"
+            "                     binlog_transaction_compression on? Safe when no compressed\n"
+            "                     (or flip) cell is worse than the same scenario uncompressed;\n"
+            "                     the evidence goes to preflip.md / preflip.json\n"
+            "  (neither)          gate on the matrix's `expect` (default: the manifests')\n"
+            "  --report-dir D     where the reports go (default reports/latest)\n"
+            "  --list             print the planned cells (after --quick/--shard) and exit\n"
+            "  --timeout S        per cell (default: the matrix's, else 60)\n"
+            "  --consumers-dir D  where consumer families live (default: the matrix's\n"
+            "                     consumers_dirs, else ./consumers or the source tree's)\n"
+            "  --quiet            no progress display\n"
+            "\n"
+            "Progress: a live status line on a terminal (done/total, failures so far, time\n"
+            "left), one line per cell otherwise.\n"
+            "exit status: 0 every cell met its gate, 1 a regression (a cell worse than its\n"
+            "expectation or baseline, or a consumer not safe to flip), 2 a harness or setup\n"
+            "error (bad matrix file, a consumer that could not be installed, a cell the\n"
+            "harness could not run) or a usage error\n");
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    cdch_proc_interrupt();
+}
+
+typedef struct mstate {
+    const cdch_matrix *m;
+    bool quick;
+    size_t excluded;
+    const cdch_expect *ex;
+    cdch_run *run;
+    bool tty, quiet;
+    double t0;
+    size_t failing;
+    size_t total;
+} mstate;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool keep_cell(void *ud, const cdch_cell *c)
+{
+    mstate *s = ud;
+    if (s->quick && !cdch_matrix_quick(s->m, c))
+        return false;
+    if (cdch_matrix_excluded(s->m, c, NULL)) {
+        s->excluded++;
+        return false;
+    }
+    return true;
+}
+
+static void fmt_dur(double s, char *out, size_t n)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void on_cell(void *ud, cdch_cell *c, size_t done, size_t total)
+{
+    mstate *s = ud;
+    bool meets = cdch_expect_cell(s->ex, s->run, c);
+    if (!meets)
+        s->failing++;
+    if (s->quiet)
+        return;
+    double el = now_s() - s->t0;
+    char els[32], left[32];
+    fmt_dur(el, els, sizeof els);
+    fmt_dur(done ? el / (double)done * (double)(total - done) : 0, left, sizeof left);
+    if (s->tty) {
+        if (!meets)
+            fprintf(stderr, "\r\033[KFAIL %s@%s %s %s: %s (expected %s) %s\n", c->family, c->version, c->scenario,
+                    c->mode, cdch_verdict_name(c->verdict), cdch_verdict_name(c->expected),
+                    c->summary ? c->summary : "");
+        fprintf(stderr, "\r\033[K[%zu/%zu] %zu failing · %s elapsed · ~%s left · %s@%s %s %s: %s", done, total,
+                s->failing, els, left, c->family, c->version, c->scenario, c->mode, cdch_verdict_name(c->verdict));
+        if (done == total)
+            fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "[%zu/%zu] %s@%s %s %s: %s (%s, expected %s) %.1f s · %zu failing · ~%s left\n", done, total,
+                c->family, c->version, c->scenario, c->mode, cdch_verdict_name(c->verdict), meets ? "ok" : "FAIL",
+                cdch_verdict_name(c->expected), c->seconds, s->failing, left);
+    }
+    fflush(stderr);
+}
+
+static bool parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+    char *end;
+    long a = strtol(s, &end, 10);
+    if (*end != '/')
+        return false;
+    long b = strtol(end + 1, &end, 10);
+    if (*end || b < 1 || b > 10000 || a < 1 || a > b)
+        return false;
+    *k = (unsigned)a;
+    *n = (unsigned)b;
+    return true;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void json_str(cdch_buf *b, const char *s) { cdch_json_string_append(b, s, strlen(s)); }
+
+/* The report's top-level "matrix" object: equal across shards but for "shard". */
+static char *matrix_json(const cdch_matrix *m, bool quick, unsigned k, unsigned n, size_t total, size_t excluded,
+                         const char *gate)
+{
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_str(&b, "{\"name\":");
+    json_str(&b, m->name);
+    cdch_put_str(&b, ",\"file\":");
+    const char *base = strrchr(m->path, '/');
+    json_str(&b, base ? base + 1 : m->path);
+    if (m->description) {
+        cdch_put_str(&b, ",\"description\":");
+        json_str(&b, m->description);
+    }
+    cdch_buf_printf(&b, ",\"quick\":%s,\"gate\":", quick ? "true" : "false");
+    json_str(&b, gate);
+    cdch_buf_printf(&b, ",\"cells_total\":%zu,\"excluded_cells\":%zu,\"exclude\":[", total, excluded);
+    for (size_t i = 0; i < m->nexclude; i++) {
+        const cdch_matrix_exclude *x = &m->exclude[i];
+        cdch_put_str(&b, i ? ",{\"consumer\":" : "{\"consumer\":");
+        json_str(&b, x->consumer);
+        cdch_put_str(&b, ",\"scenario\":");
+        json_str(&b, x->scenario);
+        cdch_put_str(&b, ",\"mode\":");
+        json_str(&b, x->mode);
+        cdch_put_str(&b, ",\"reason\":");
+        json_str(&b, x->reason);
+        cdch_put_str(&b, "}");
+    }
+    cdch_put_str(&b, "]");
+    if (n)
+        cdch_buf_printf(&b, ",\"shard\":\"%u/%u\"", k, n);
+    cdch_put_str(&b, "}");
+    char *out = cdch_xstrdup(cdch_buf_cstr(&b));
+    cdch_buf_free(&b);
+    return out;
+}
+
+/* ---- pre-flip: is it safe to turn binlog_transaction_compression on? --------------- */
+
+typedef struct flipcon {
+    const char *family, *version;
+    size_t consumer_idx;
+    int state; /* 0 safe, 1 unsafe, 2 unknown (harness errors) */
+    size_t scenarios, worse, preexisting;
+    cdch_buf evidence;
+} flipcon;
+
+static const cdch_cell *find_cell(cdch_run *r, size_t con, size_t sc, const char *mode)
+{
+    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+        const cdch_cell *c = cdch_run_cell(r, i);
+        if (c->consumer_idx == con && c->scenario_idx == sc && strcmp(c->mode, mode) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* Returns the exit status contribution: 0 all safe, 1 some unsafe, 2 some unknown (none unsafe). */
+static int preflip(cdch_run *r, const char *dir, FILE *out)
+{
+    flipcon *fc = NULL;
+    size_t nfc = 0;
+    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+        const cdch_cell *c = cdch_run_cell(r, i);
+        size_t k = 0;
+        while (k < nfc && fc[k].consumer_idx != c->consumer_idx)
+            k++;
+        if (k == nfc) {
+            fc = cdch_xrealloc(fc, (nfc + 1) * sizeof *fc);
+            memset(&fc[nfc], 0, sizeof *fc);
+            fc[nfc].family = c->family;
+            fc[nfc].version = c->version;
+            fc[nfc].consumer_idx = c->consumer_idx;
+            nfc++;
+        }
+    }
+    for (size_t k = 0; k < nfc; k++) {
+        flipcon *f = &fc[k];
+        for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+            const cdch_cell *c = cdch_run_cell(r, i);
+            if (c->consumer_idx != f->consumer_idx || strcmp(c->mode, "uncompressed") == 0)
+                continue;
+            /* a compressed or flip cell against the same scenario uncompressed */
+            const cdch_cell *u = find_cell(r, c->consumer_idx, c->scenario_idx, "uncompressed");
+            f->scenarios++;
+            if (c->verdict == CDCH_VERDICT_HARNESS_ERROR || (u && u->verdict == CDCH_VERDICT_HARNESS_ERROR)) {
+                if (f->state == 0)
+                    f->state = 2;
+                cdch_buf_printf(&f->evidence, "  - %s %s: not known (harness error: %s)\n", c->scenario, c->mode,
+                                c->summary ? c->summary : "");
+                continue;
+            }
+            cdch_verdict base = u ? u->verdict : CDCH_VERDICT_PASS;
+            if (cdch_verdict_worse(c->verdict, base)) {
+                f->state = 1;
+                f->worse++;
+                cdch_buf_printf(&f->evidence, "  - %s: %s %s, uncompressed %s — %s\n", c->scenario, c->mode,
+                                cdch_verdict_name(c->verdict), u ? cdch_verdict_name(base) : "not run",
+                                c->summary ? c->summary : "");
+            } else if (c->verdict != CDCH_VERDICT_PASS) {
+                f->preexisting++;
+                cdch_buf_printf(&f->evidence, "  - %s: %s %s, as uncompressed (%s) — not caused by compression\n",
+                                c->scenario, c->mode, cdch_verdict_name(c->verdict), cdch_verdict_name(base));
+            }
+        }
+    }
+    int rc = 0;
+    cdch_buf md = CDCH_BUF_INIT, js = CDCH_BUF_INIT;
+    cdch_put_str(&md, "# Pre-flip check: may binlog_transaction_compression be turned on?\n\n"
+                      "A consumer is safe when none of its compressed (or flip) cells is worse than the same\n"
+                      "scenario uncompressed. Findings that also happen uncompressed are listed but do not\n"
+                      "block the flip.\n\n| consumer | answer | scenarios | worse when compressed | pre-existing |\n"
+                      "|---|---|---|---|---|\n");
+    cdch_put_str(&js, "{\"format\":\"cdcharness-preflip\",\"version\":1,\"consumers\":[");
+    fprintf(out, "\nPre-flip: may binlog_transaction_compression be turned on?\n");
+    for (size_t k = 0; k < nfc; k++) {
+        flipcon *f = &fc[k];
+        const char *ans = f->state == 1 ? "NOT SAFE" : f->state == 2 ? "UNKNOWN" : "SAFE";
+        if (f->state == 1)
+            rc = 1;
+        else if (f->state == 2 && rc == 0)
+            rc = 2;
+        fprintf(out, "  %-8s %s@%s (%zu compressed/flip cells, %zu worse than uncompressed)\n", ans, f->family,
+                f->version, f->scenarios, f->worse);
+        if (f->evidence.len)
+            fputs(cdch_buf_cstr(&f->evidence), out);
+        cdch_buf_printf(&md, "| %s@%s | **%s** | %zu | %zu | %zu |\n", f->family, f->version, ans, f->scenarios,
+                        f->worse, f->preexisting);
+        cdch_put_str(&js, k ? ",{\"consumer\":" : "{\"consumer\":");
+        cdch_buf b2 = CDCH_BUF_INIT;
+        cdch_buf_printf(&b2, "%s@%s", f->family, f->version);
+        json_str(&js, cdch_buf_cstr(&b2));
+        cdch_buf_free(&b2);
+        cdch_put_str(&js, ",\"answer\":");
+        json_str(&js, f->state == 1 ? "not-safe" : f->state == 2 ? "unknown" : "safe");
+        cdch_buf_printf(&js, ",\"cells\":%zu,\"worse_when_compressed\":%zu,\"preexisting\":%zu,\"evidence\":",
+                        f->scenarios, f->worse, f->preexisting);
+        json_str(&js, cdch_buf_cstr(&f->evidence));
+        cdch_put_str(&js, "}");
+    }
+    cdch_put_str(&js, "]}\n");
+    cdch_put_str(&md, "\n");
+    for (size_t k = 0; k < nfc; k++)
+        if (fc[k].evidence.len)
+            cdch_buf_printf(&md, "## %s@%s\n\n%s\n", fc[k].family, fc[k].version, cdch_buf_cstr(&fc[k].evidence));
+    char p[4096];
+    snprintf(p, sizeof p, "%s/preflip.md", dir);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs(cdch_buf_cstr(&md), f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/preflip.json", dir);
+    f = fopen(p, "w");
+    if (f) {
+        fputs(cdch_buf_cstr(&js), f);
+        fclose(f);
+    }
+    for (size_t k = 0; k < nfc; k++)
+        cdch_buf_free(&fc[k].evidence);
+    free(fc);
+    cdch_buf_free(&md);
+    cdch_buf_free(&js);
+    return rc;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+    enum { O_SHARD = 256, O_BASELINE, O_PREFLIP, O_REPORT_DIR, O_LIST, O_CONSUMERS_DIR, O_QUICK, O_QUIET };
+    static const struct option opts[] = {
+        {"quick", no_argument, NULL, O_QUICK},
+        {"jobs", required_argument, NULL, 'j'},
+        {"shard", required_argument, NULL, O_SHARD},
+        {"baseline", required_argument, NULL, O_BASELINE},
+        {"pre-flip", no_argument, NULL, O_PREFLIP},
+        {"report-dir", required_argument, NULL, O_REPORT_DIR},
+        {"list", no_argument, NULL, O_LIST},
+        {"timeout", required_argument, NULL, 't'},
+        {"consumers-dir", required_argument, NULL, O_CONSUMERS_DIR},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool quick = false, pre_flip = false, list = false, quiet = false;
+    unsigned shard_k = 0, shard_n = 0;
+    const char *baseline = NULL, *report_dir = "reports/latest";
+    const char *dirs[32];
+    size_t nd = 0;
+    double timeout = 0;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs < 1)
+        jobs = 1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "j:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_QUICK: quick = true; break;
+        case 'j': {
+            char *end;
+            jobs = strtol(optarg, &end, 10);
+            if (*end || jobs < 1 || jobs > 256) {
+                fprintf(stderr, "cdcharness matrix: -j wants 1..256, not '%s'\n", optarg);
+                return MATRIX_EXIT_HARNESS;
+            }
+            break;
+        }
+        case O_SHARD:
+            if (!parse_shard(optarg, &shard_k, &shard_n)) {
+                fprintf(stderr, "cdcharness matrix: --shard wants K/N with 1 <= K <= N, not '%s'\n", optarg);
+                return MATRIX_EXIT_HARNESS;
+            }
+            break;
+        case O_BASELINE: baseline = optarg; break;
+        case O_PREFLIP: pre_flip = true; break;
+        case O_REPORT_DIR: report_dir = optarg; break;
+        case O_LIST: list = true; break;
+        case 't': {
+            char *end;
+            timeout = strtod(optarg, &end);
+            if (*end || timeout <= 0) {
+                fprintf(stderr, "cdcharness matrix: --timeout wants a positive number of seconds\n");
+                return MATRIX_EXIT_HARNESS;
+            }
+            break;
+        }
+        case O_CONSUMERS_DIR:
+            if (nd < 32)
+                dirs[nd++] = optarg;
+            break;
+        case O_QUIET: quiet = true; break;
+        case 'h': matrix_usage(stdout); return CDCH_EXIT_OK;
+        default: matrix_usage(stderr); return MATRIX_EXIT_HARNESS;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "cdcharness matrix: give exactly one matrix file (e.g. ci/matrix.yaml)\n\n");
+        matrix_usage(stderr);
+        return MATRIX_EXIT_HARNESS;
+    }
+    if (baseline && pre_flip) {
+        fprintf(stderr, "cdcharness matrix: --baseline and --pre-flip are different gates; give one\n");
+        return MATRIX_EXIT_HARNESS;
+    }
+    cdch_err err;
+    cdch_matrix *m = cdch_matrix_load(argv[optind], &err);
+    if (!m) {
+        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+        return MATRIX_EXIT_HARNESS;
+    }
+    if (quick && !m->nquick_scenarios && !m->nquick_consumers) {
+        fprintf(stderr, "cdcharness matrix: %s has no 'quick' subset\n", m->path);
+        cdch_matrix_free(m);
+        return MATRIX_EXIT_HARNESS;
+    }
+    if (!nd) {
+        for (size_t i = 0; i < m->nconsumers_dirs && nd < 32; i++)
+            dirs[nd++] = m->consumers_dirs[i];
+        if (!nd)
+            dirs[nd++] = is_dir("consumers") ? "consumers" : CDCH_SOURCE_DIR "/consumers";
+    }
+    cdch_expect *ex = cdch_expect_new();
+    const char *gate = "expect";
+    if (baseline) {
+        gate = "baseline";
+        if (cdch_expect_load_baseline(ex, baseline, &err) != 0) {
+            fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+            cdch_expect_free(ex);
+            cdch_matrix_free(m);
+            return MATRIX_EXIT_HARNESS;
+        }
+    } else if (pre_flip) {
+        gate = "pre-flip"; /* cells are judged against their uncompressed twin, below */
+        cdch_expect_use_manifests(ex, true);
+    } else if (strcmp(m->expect, "manifest") == 0) {
+        cdch_expect_use_manifests(ex, true);
+    } else {
+        cdch_verdict v;
+        cdch_verdict_parse(m->expect, &v);
+        cdch_expect_set_default(ex, v);
+    }
+
+    mstate st;
+    memset(&st, 0, sizeof st);
+    st.m = m;
+    st.quick = quick;
+    st.ex = ex;
+    st.tty = isatty(2);
+    st.quiet = quiet;
+    cdch_run_opts ro;
+    cdch_run_opts_init(&ro);
+    ro.consumer_dirs = dirs;
+    ro.nconsumer_dirs = nd;
+    ro.jobs = (int)jobs;
+    ro.report_dir = report_dir;
+    ro.progress = NULL;
+    ro.on_cell = on_cell;
+    ro.on_cell_ud = &st;
+    ro.keep = keep_cell;
+    ro.keep_ud = &st;
+    ro.shard_k = shard_k;
+    ro.shard_n = shard_n;
+    if (m->timeout > 0)
+        ro.timeout_s = m->timeout;
+    if (timeout > 0)
+        ro.timeout_s = timeout;
+    if (m->grace > 0)
+        ro.grace_s = m->grace;
+    ro.idle_after_stream_s = m->idle_after_stream; /* 0 = auto */
+    cdch_run *r = cdch_run_new(&ro);
+    st.run = r;
+    int rc = CDCH_EXIT_OK;
+    if (cdch_run_set_mode(r, pre_flip ? "both" : m->modes, &err) != 0) {
+        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+        rc = MATRIX_EXIT_HARNESS;
+        goto out;
+    }
+    for (size_t i = 0; i < m->nconsumers; i++)
+        if (cdch_run_add_consumer(r, m->consumers[i], &err) != 0) {
+            fprintf(stderr, "cdcharness matrix: %s: %s\n", m->path, err.msg);
+            rc = MATRIX_EXIT_HARNESS;
+            goto out;
+        }
+    for (size_t i = 0; i < m->nscenarios; i++)
+        if (cdch_run_add_scenario(r, m->scenarios[i], &err) != 0) {
+            fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+            rc = MATRIX_EXIT_HARNESS;
+            goto out;
+        }
+    size_t total = 0;
+    cdch_run_plan(r, &total);
+    st.total = cdch_run_ncells(r);
+    if (list) {
+        for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+            const cdch_cell *cl = cdch_run_cell(r, i);
+            printf("%zu\t%s@%s\t%s\t%s\n", cl->index, cl->family, cl->version, cl->scenario, cl->mode);
+        }
+        fprintf(stderr, "%zu of %zu planned cells%s; %zu excluded by the matrix\n", cdch_run_ncells(r), total,
+                shard_n ? " in this shard" : "", st.excluded);
+        goto out;
+    }
+    if (!quiet)
+        fprintf(stderr, "matrix %s%s: %zu cells%s (%zu planned, %zu excluded), -j %ld, reports in %s\n", m->name,
+                quick ? " (quick)" : "", cdch_run_ncells(r), shard_n ? " in this shard" : "", total, st.excluded,
+                jobs, report_dir);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    st.t0 = now_s();
+    if (cdch_run_execute(r, &err) != 0) {
+        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+        rc = MATRIX_EXIT_HARNESS;
+        goto out;
+    }
+    size_t unmet = cdch_expect_apply(ex, r);
+    size_t harness_errors = 0;
+    for (size_t i = 0; i < cdch_run_ncells(r); i++)
+        if (cdch_run_cell(r, i)->verdict == CDCH_VERDICT_HARNESS_ERROR)
+            harness_errors++;
+    char *mj = matrix_json(m, quick, shard_k, shard_n, total, st.excluded, gate);
+    size_t *idx = cdch_xcalloc(cdch_run_ncells(r) + 1, sizeof *idx);
+    for (size_t i = 0; i < cdch_run_ncells(r); i++)
+        idx[i] = cdch_run_cell(r, i)->index;
+    cdch_report_meta meta = {mj, idx};
+    cdch_report_table(r, stdout);
+    if (cdch_report_write_meta(r, report_dir, &meta, &err) != 0) {
+        fprintf(stderr, "cdcharness matrix: report: %s\n", err.msg);
+        rc = MATRIX_EXIT_HARNESS;
+    } else if (!quiet) {
+        fprintf(stderr, "reports: %s/{report.html,report.json,junit.xml,summary.md}\n", report_dir);
+    }
+    free(mj);
+    free(idx);
+    if (pre_flip) {
+        int pf = preflip(r, report_dir, stdout);
+        if (rc == CDCH_EXIT_OK)
+            rc = pf == 1 ? MATRIX_EXIT_REGRESSION : pf == 2 ? MATRIX_EXIT_HARNESS : CDCH_EXIT_OK;
+    } else if (rc == CDCH_EXIT_OK && unmet) {
+        rc = MATRIX_EXIT_REGRESSION;
+        printf("\n%zu cell(s) did not meet the %s gate:\n", unmet, gate);
+        for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+            const cdch_cell *cl = cdch_run_cell(r, i);
+            if (!cl->meets)
+                printf("  %s@%s %s %s: %s, expected %s (%s)\n", cl->family, cl->version, cl->scenario, cl->mode,
+                       cdch_verdict_name(cl->verdict), cdch_verdict_name(cl->expected), cl->expect_source);
+        }
+    }
+    if (harness_errors) {
+        printf("%zu cell(s) could not be run by the harness (harness-error): see the report\n", harness_errors);
+        rc = MATRIX_EXIT_HARNESS; /* the answer is incomplete; regressions found are in the report too */
+    }
+    if (cdch_proc_interrupted() && rc == CDCH_EXIT_OK)
+        rc = MATRIX_EXIT_HARNESS;
+out:
+    cdch_run_free(r);
+    cdch_expect_free(ex);
+    cdch_matrix_free(m);
+    return rc;
+}

@@ -1,0 +1,460 @@
+/* matrix.c — load a matrix file (matrix.h) with libyaml. */
+#include "matrix.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "verdict.h"
+#include "xalloc.h"
+
+#define xcalloc cdch_xcalloc
+#define xrealloc cdch_xrealloc
+#define xstrdup cdch_xstrdup
+
+typedef struct mctx {
+    yaml_document_t *doc;
+    const char *path;
+    cdch_err *err;
+    cdch_matrix *m;
+} mctx;
+
+static int fail(mctx *c, const yaml_node_t *n, const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg ? arg : "");
+    return cdch_err_set(c->err, "%s:%lu:%lu: %s", c->path, n ? (unsigned long)n->start_mark.line + 1 : 1ul,
+                        n ? (unsigned long)n->start_mark.column + 1 : 1ul, msg);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static yaml_node_t *node(mctx *c, yaml_node_item_t i) { return yaml_document_get_node(c->doc, i); }
+
+static void push(char ***v, size_t *n, const char *s)
+{
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = xstrdup(s);
+}
+
+/* A list of strings (a single string is a list of one). */
+static int str_list(mctx *c, yaml_node_t *n, const char *key, char ***out, size_t *nout)
+{
+    if (scalar(n)) {
+        push(out, nout, scalar(n));
+        return 0;
+    }
+    if (!n || n->type != YAML_SEQUENCE_NODE)
+        return fail(c, n, "'%s' must be a list of strings", key);
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *e = node(c, *it);
+        if (!scalar(e) || !*scalar(e))
+            return fail(c, e, "'%s' items must be non-empty strings", key);
+        push(out, nout, scalar(e));
+    }
+    return 0;
+}
+
+static void rel(const cdch_matrix *m, const char *p, char *out, size_t outsz)
+{
+    if (p[0] == '/')
+        snprintf(out, outsz, "%s", p);
+    else
+        snprintf(out, outsz, "%s/%s", m->dir, p);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_scenario_file(cdch_matrix *m, const char *p)
+{
+    char abs[PATH_MAX];
+    push(&m->scenarios, &m->nscenarios, realpath(p, abs) ? abs : p);
+}
+
+/* One `scenarios:` entry: a file, a folder of *.yaml, or a glob. */
+static int expand_scenario(mctx *c, yaml_node_t *n, const char *entry)
+{
+    char p[PATH_MAX];
+    rel(c->m, entry, p, sizeof p);
+    if (is_dir(p)) {
+        size_t l = strlen(p);
+        snprintf(p + l, sizeof p - l, "/*.yaml");
+    }
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int rc = glob(p, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+        globfree(&g);
+        return fail(c, n, "no scenario file matches '%s'", entry);
+    }
+    if (rc != 0) {
+        globfree(&g);
+        return fail(c, n, "cannot expand '%s'", entry);
+    }
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        add_scenario_file(c->m, g.gl_pathv[i]);
+    globfree(&g);
+    return 0;
+}
+
+static int parse_secs(mctx *c, yaml_node_t *n, const char *key, double *out, bool auto_ok)
+{
+    const char *s = scalar(n);
+    if (auto_ok && s && strcmp(s, "auto") == 0) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || *end || v <= 0)
+        return fail(c, n, auto_ok ? "'%s' must be a positive number of seconds or auto"
+                                  : "'%s' must be a positive number of seconds",
+                    key);
+    *out = v;
+    return 0;
+}
+
+static bool valid_mode(const char *s, bool any_ok)
+{
+    return strcmp(s, "compressed") == 0 || strcmp(s, "uncompressed") == 0 || strcmp(s, "flip") == 0 ||
+           (any_ok && strcmp(s, "*") == 0);
+}
+
+static int parse_exclude(mctx *c, yaml_node_t *n)
+{
+    if (!n || n->type != YAML_SEQUENCE_NODE)
+        return fail(c, n, "'exclude' must be a list of {consumer, scenario, mode, reason}", NULL);
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *e = node(c, *it);
+        if (!e || e->type != YAML_MAPPING_NODE)
+            return fail(c, e, "an 'exclude' entry must be a mapping {consumer, scenario, mode, reason}", NULL);
+        cdch_matrix_exclude x = {NULL, NULL, NULL, NULL};
+        for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
+            yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+            const char *k = scalar(kn), *v = scalar(vn);
+            char **slot = !k                              ? NULL
+                          : strcmp(k, "consumer") == 0 ? &x.consumer
+                          : strcmp(k, "scenario") == 0 ? &x.scenario
+                          : strcmp(k, "mode") == 0     ? &x.mode
+                          : strcmp(k, "reason") == 0   ? &x.reason
+                                                       : NULL;
+            if (!slot) {
+                free(x.consumer), free(x.scenario), free(x.mode), free(x.reason);
+                return fail(c, kn, "unknown key '%s' in an 'exclude' entry (consumer, scenario, mode, reason)", k);
+            }
+            if (!v || !*v) {
+                free(x.consumer), free(x.scenario), free(x.mode), free(x.reason);
+                return fail(c, vn, "'%s' must be a non-empty string", k);
+            }
+            free(*slot);
+            *slot = xstrdup(v);
+        }
+        if (!x.reason) {
+            free(x.consumer), free(x.scenario), free(x.mode);
+            return fail(c, e, "an 'exclude' entry needs a 'reason' (say why the cell is not run)", NULL);
+        }
+        if (x.mode && !valid_mode(x.mode, true)) {
+            fail(c, e, "unknown mode '%s' in 'exclude' (compressed, uncompressed, flip or *)", x.mode);
+            free(x.consumer), free(x.scenario), free(x.mode), free(x.reason);
+            return -1;
+        }
+        if (!x.consumer)
+            x.consumer = xstrdup("*");
+        if (!x.scenario)
+            x.scenario = xstrdup("*");
+        if (!x.mode)
+            x.mode = xstrdup("*");
+        c->m->exclude = xrealloc(c->m->exclude, (c->m->nexclude + 1) * sizeof *c->m->exclude);
+        c->m->exclude[c->m->nexclude++] = x;
+    }
+    return 0;
+}
+
+static int parse_quick(mctx *c, yaml_node_t *n)
+{
+    if (!n || n->type != YAML_MAPPING_NODE)
+        return fail(c, n, "'quick' must be a mapping {consumers: [...], scenarios: [...]}", NULL);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+        const char *k = scalar(kn);
+        if (k && strcmp(k, "consumers") == 0) {
+            if (str_list(c, vn, "quick.consumers", &c->m->quick_consumers, &c->m->nquick_consumers) != 0)
+                return -1;
+        } else if (k && strcmp(k, "scenarios") == 0) {
+            if (str_list(c, vn, "quick.scenarios", &c->m->quick_scenarios, &c->m->nquick_scenarios) != 0)
+                return -1;
+        } else {
+            return fail(c, kn, "unknown key '%s' in 'quick' (consumers, scenarios)", k ? k : "?");
+        }
+    }
+    return 0;
+}
+
+static int load_root(mctx *c, yaml_node_t *root)
+{
+    cdch_matrix *m = c->m;
+    if (!root || root->type != YAML_MAPPING_NODE)
+        return fail(c, root, "a matrix file is a mapping (name, consumers, scenarios, ...)", NULL);
+    yaml_node_t *scen = NULL;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+        const char *k = scalar(kn);
+        if (!k)
+            return fail(c, kn, "keys must be strings", NULL);
+        if (strcmp(k, "name") == 0 || strcmp(k, "description") == 0) {
+            if (!scalar(vn))
+                return fail(c, vn, "'%s' must be a string", k);
+            char **slot = k[0] == 'n' ? &m->name : &m->description;
+            free(*slot);
+            *slot = xstrdup(scalar(vn));
+        } else if (strcmp(k, "consumers_dirs") == 0) {
+            char **v = NULL;
+            size_t n = 0;
+            if (str_list(c, vn, k, &v, &n) != 0)
+                return -1;
+            for (size_t i = 0; i < n; i++) {
+                char pth[PATH_MAX], abs[PATH_MAX];
+                rel(m, v[i], pth, sizeof pth);
+                if (!is_dir(pth)) {
+                    fail(c, vn, "consumers_dirs: '%s' is not a folder", v[i]);
+                    for (size_t k2 = 0; k2 < n; k2++)
+                        free(v[k2]);
+                    free(v);
+                    return -1;
+                }
+                push(&m->consumers_dirs, &m->nconsumers_dirs, realpath(pth, abs) ? abs : pth);
+                free(v[i]);
+            }
+            free(v);
+        } else if (strcmp(k, "consumers") == 0) {
+            if (str_list(c, vn, k, &m->consumers, &m->nconsumers) != 0)
+                return -1;
+        } else if (strcmp(k, "scenarios") == 0) {
+            scen = vn;
+        } else if (strcmp(k, "modes") == 0) {
+            const char *s = scalar(vn);
+            if (!s || (strcmp(s, "both") != 0 && !valid_mode(s, false)))
+                return fail(c, vn, "'modes' must be both, compressed, uncompressed or flip", NULL);
+            free(m->modes);
+            m->modes = xstrdup(s);
+        } else if (strcmp(k, "expect") == 0) {
+            const char *s = scalar(vn);
+            cdch_verdict v;
+            if (!s || (strcmp(s, "manifest") != 0 && cdch_verdict_parse(s, &v) != 0))
+                return fail(c, vn, "'expect' must be manifest or a verdict name", NULL);
+            free(m->expect);
+            m->expect = xstrdup(s);
+        } else if (strcmp(k, "timeout") == 0) {
+            if (parse_secs(c, vn, k, &m->timeout, false) != 0)
+                return -1;
+        } else if (strcmp(k, "grace") == 0) {
+            if (parse_secs(c, vn, k, &m->grace, false) != 0)
+                return -1;
+        } else if (strcmp(k, "idle_after_stream") == 0) {
+            if (parse_secs(c, vn, k, &m->idle_after_stream, true) != 0)
+                return -1;
+        } else if (strcmp(k, "exclude") == 0) {
+            if (parse_exclude(c, vn) != 0)
+                return -1;
+        } else if (strcmp(k, "quick") == 0) {
+            if (parse_quick(c, vn) != 0)
+                return -1;
+        } else {
+            return fail(c, kn,
+                        "unknown key '%s' (name, description, consumers_dirs, consumers, scenarios, modes, expect, "
+                        "timeout, grace, idle_after_stream, exclude, quick)",
+                        k);
+        }
+    }
+    if (!m->name)
+        return fail(c, root, "missing 'name' (it names the matrix in reports and merged shards)", NULL);
+    if (!m->nconsumers)
+        return fail(c, root, "missing 'consumers' (FAMILY or FAMILY@VERSION entries)", NULL);
+    if (!scen)
+        return fail(c, root, "missing 'scenarios' (files, folders or globs)", NULL);
+    if (scalar(scen)) {
+        if (expand_scenario(c, scen, scalar(scen)) != 0)
+            return -1;
+    } else if (scen->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *it = scen->data.sequence.items.start; it < scen->data.sequence.items.top; it++) {
+            yaml_node_t *e = node(c, *it);
+            if (!scalar(e) || !*scalar(e))
+                return fail(c, e, "'scenarios' items must be paths", NULL);
+            if (expand_scenario(c, e, scalar(e)) != 0)
+                return -1;
+        }
+    } else {
+        return fail(c, scen, "'scenarios' must be a list of files, folders or globs", NULL);
+    }
+    qsort(m->scenarios, m->nscenarios, sizeof *m->scenarios, cmp_str);
+    size_t w = 0;
+    for (size_t i = 0; i < m->nscenarios; i++) {
+        if (w && strcmp(m->scenarios[w - 1], m->scenarios[i]) == 0) {
+            free(m->scenarios[i]);
+            continue;
+        }
+        m->scenarios[w++] = m->scenarios[i];
+    }
+    m->nscenarios = w;
+    /* quick scenarios must name library scenarios: a typo would silently shrink the PR gate */
+    for (size_t i = 0; i < m->nquick_scenarios; i++) {
+        bool found = false;
+        for (size_t k = 0; k < m->nscenarios && !found; k++) {
+            char nm[256];
+            cdch_matrix_scenario_name(m->scenarios[k], nm, sizeof nm);
+            found = strcmp(nm, m->quick_scenarios[i]) == 0;
+        }
+        if (!found)
+            return fail(c, root, "quick.scenarios: '%s' is not one of the matrix's scenarios", m->quick_scenarios[i]);
+    }
+    if (!m->modes)
+        m->modes = xstrdup("both");
+    if (!m->expect)
+        m->expect = xstrdup("manifest");
+    return 0;
+}
+
+cdch_matrix *cdch_matrix_load(const char *path, cdch_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &doc)) {
+        cdch_err_set(err, "%s:%lu:%lu: %s", path, (unsigned long)parser.problem_mark.line + 1,
+                     (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "invalid YAML");
+        yaml_parser_delete(&parser);
+        fclose(f);
+        return NULL;
+    }
+    cdch_matrix *m = xcalloc(1, sizeof *m);
+    char abs[PATH_MAX];
+    m->path = xstrdup(realpath(path, abs) ? abs : path);
+    m->dir = xstrdup(m->path);
+    char *slash = strrchr(m->dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(m->dir, strlen(m->dir) + 1, ".");
+    mctx c = {&doc, path, err, m};
+    int rc = load_root(&c, yaml_document_get_root_node(&doc));
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (rc != 0) {
+        cdch_matrix_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void free_strs(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void cdch_matrix_free(cdch_matrix *m)
+{
+    if (!m)
+        return;
+    free(m->path);
+    free(m->dir);
+    free(m->name);
+    free(m->description);
+    free_strs(m->consumers_dirs, m->nconsumers_dirs);
+    free_strs(m->consumers, m->nconsumers);
+    free_strs(m->scenarios, m->nscenarios);
+    free(m->modes);
+    free(m->expect);
+    for (size_t i = 0; i < m->nexclude; i++) {
+        free(m->exclude[i].consumer);
+        free(m->exclude[i].scenario);
+        free(m->exclude[i].mode);
+        free(m->exclude[i].reason);
+    }
+    free(m->exclude);
+    free_strs(m->quick_consumers, m->nquick_consumers);
+    free_strs(m->quick_scenarios, m->nquick_scenarios);
+    free(m);
+}
+
+void cdch_matrix_scenario_name(const char *path, char *out, size_t outsz)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 5 && strcmp(b + n - 5, ".yaml") == 0)
+        n -= 5;
+    snprintf(out, outsz, "%.*s", (int)n, b);
+}
+
+static bool match_consumer(const char *pat, const cdch_cell *c)
+{
+    if (strcmp(pat, "*") == 0)
+        return true;
+    const char *at = strchr(pat, '@');
+    size_t fl = strlen(c->family);
+    if (!at)
+        return strcmp(pat, c->family) == 0;
+    return (size_t)(at - pat) == fl && strncmp(pat, c->family, fl) == 0 && strcmp(at + 1, c->version) == 0;
+}
+
+static bool match_scenario(const char *pat, const cdch_cell *c)
+{
+    if (strcmp(pat, "*") == 0 || strcmp(pat, c->scenario) == 0)
+        return true;
+    char nm[256];
+    cdch_matrix_scenario_name(c->scenario_path, nm, sizeof nm);
+    return strcmp(pat, nm) == 0;
+}
+
+bool cdch_matrix_excluded(const cdch_matrix *m, const cdch_cell *c, const char **reason)
+{
+    for (size_t i = 0; i < m->nexclude; i++) {
+        const cdch_matrix_exclude *x = &m->exclude[i];
+        if (match_consumer(x->consumer, c) && match_scenario(x->scenario, c) &&
+            (strcmp(x->mode, "*") == 0 || strcmp(x->mode, c->mode) == 0)) {
+            if (reason)
+                *reason = x->reason;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cdch_matrix_quick(const cdch_matrix *m, const cdch_cell *c)
+{
+    bool con = m->nquick_consumers == 0;
+    for (size_t i = 0; i < m->nquick_consumers && !con; i++)
+        con = match_consumer(m->quick_consumers[i], c);
+    if (!con)
+        return false;
+    if (m->nquick_scenarios == 0)
+        return true;
+    for (size_t i = 0; i < m->nquick_scenarios; i++)
+        if (match_scenario(m->quick_scenarios[i], c))
+            return true;
+    return false;
+}

@@ -1,0 +1,71 @@
+/* matrix.h — a compatibility matrix file (ci/matrix.yaml): which consumers
+ * and versions run against which scenarios in which modes, what each cell
+ * must give, and the --quick subset for pull requests.
+ *
+ * Owns: the cdch_matrix and every string in it (cdch_matrix_free). Paths in
+ * the file are relative to the file's folder; scenario entries (files,
+ * folders of *.yaml, or globs) are expanded to sorted absolute paths with
+ * duplicates removed. Errors are "PATH:LINE:COL: message".
+ *
+ *   name: default                       # required: names the matrix in reports
+ *   description: "..."                  # optional
+ *   consumers_dirs: [../consumers]      # optional (default: the caller's)
+ *   consumers: [debezium, go-mysql@v1.16.0+canal, ...]   # FAMILY = every pinned version
+ *   scenarios: [../scenarios]           # files, folders, globs
+ *   modes: both                         # both | compressed | uncompressed | flip
+ *   expect: manifest                    # manifest | a verdict name
+ *   timeout: 120                        # per cell, seconds
+ *   grace: 1                            # idle seconds after the last expected event
+ *   idle_after_stream: auto             # or seconds (runner.h)
+ *   exclude:                            # cells not run, each with its reason
+ *     - {consumer: FAMILY[@VERSION], scenario: NAME, mode: MODE, reason: "..."}   # "*" = any
+ *   quick:                              # --quick: the pull-request subset
+ *     consumers: [...]                  # default: all of `consumers`
+ *     scenarios: [crud-basic, ...]      # scenario names (file names without .yaml)
+ */
+#ifndef CDCH_MATRIX_H
+#define CDCH_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "runner.h"
+
+typedef struct cdch_matrix_exclude {
+    char *consumer, *scenario, *mode, *reason;
+} cdch_matrix_exclude;
+
+typedef struct cdch_matrix {
+    char *path, *dir;
+    char *name, *description;
+    char **consumers_dirs; /* absolute */
+    size_t nconsumers_dirs;
+    char **consumers;
+    size_t nconsumers;
+    char **scenarios;      /* absolute file paths, sorted, unique */
+    size_t nscenarios;
+    char *modes;           /* default "both" */
+    char *expect;          /* default "manifest" */
+    double timeout, grace, idle_after_stream; /* 0: the runner's default (idle: auto) */
+    cdch_matrix_exclude *exclude;
+    size_t nexclude;
+    char **quick_consumers; /* NULL: every consumer */
+    size_t nquick_consumers;
+    char **quick_scenarios; /* names */
+    size_t nquick_scenarios;
+} cdch_matrix;
+
+cdch_matrix *cdch_matrix_load(const char *path, cdch_err *err);
+void cdch_matrix_free(cdch_matrix *m); /* accepts NULL */
+
+/* Whether a planned cell is excluded; *reason is the rule's reason. */
+bool cdch_matrix_excluded(const cdch_matrix *m, const cdch_cell *c, const char **reason);
+
+/* Whether a cell belongs to the --quick subset. */
+bool cdch_matrix_quick(const cdch_matrix *m, const cdch_cell *c);
+
+/* "name.yaml" or "/x/name.yaml" -> "name" in out. */
+void cdch_matrix_scenario_name(const char *path, char *out, size_t outsz);
+
+#endif
