@@ -1,0 +1,592 @@
+package cdch;
+
+// cdcharness adapter for Canal (com.alibaba.otter:canal.parse), embedded as in Canal's own
+// MysqlDumpTest (parse/src/test/java/com/alibaba/otter/canal/parse/inbound/mysql/MysqlDumpTest.java):
+// a MysqlEventParser with the master's AuthenticationInfo, an EntryPosition(file, pos), the slave
+// id, tsdb off (table metadata from `show create table` on Canal's meta connection), an in-memory
+// log-position manager and an EventSink whose sink(List<Entry>) prints each RowChange row as a
+// canonical line (consumers/README.md "Output").
+//
+// Values: Canal hands every column over as a string plus sqlType (java.sql.Types, after its own
+// BLOB/CLOB fix-up) and mysqlType (the column type from `show create table`). They are mapped
+// back by type: integers/YEAR/BIT -> numbers (decimal strings beyond 64-bit), DECIMAL -> string,
+// FLOAT/DOUBLE -> numbers, temporals as Canal prints them, BLOB (binary: Canal keeps the bytes as
+// an ISO-8859-1 string) -> {"base64"} or, for geometry types, {"srid","wkb"}, JSON -> the value.
+// ENUM comes out of Canal as its index and SET as its bitmap (RowsLogBuffer: ENUM -> INTEGER,
+// SET -> BIT); printed as such (the harness accepts indexes/bitmaps).
+//
+// Errors: Canal never stops by itself; AbstractEventParser's parse thread logs "dump address ...
+// has an error, retrying", sleeps 10-20 s and dumps again from its last position. The adapter
+// prints each such failure as {"kind":"error"} (the ParserExceptionHandler hook) and lets Canal
+// go on retrying, as a Canal instance would.
+//
+// Session mode (CDCH_SESSION=1): one JVM, a fresh MysqlEventParser per cell (consumers/README.md).
+
+import com.alibaba.otter.canal.parse.inbound.ErosaConnection;
+import com.alibaba.otter.canal.parse.inbound.mysql.MysqlConnection;
+import com.alibaba.otter.canal.parse.inbound.mysql.MysqlEventParser;
+import com.alibaba.otter.canal.parse.index.MemoryLogPositionManager;
+import com.alibaba.otter.canal.parse.support.AuthenticationInfo;
+import com.alibaba.otter.canal.protocol.CanalEntry.Column;
+import com.alibaba.otter.canal.protocol.CanalEntry.Entry;
+import com.alibaba.otter.canal.protocol.CanalEntry.EntryType;
+import com.alibaba.otter.canal.protocol.CanalEntry.EventType;
+import com.alibaba.otter.canal.protocol.CanalEntry.Header;
+import com.alibaba.otter.canal.protocol.CanalEntry.Pair;
+import com.alibaba.otter.canal.protocol.CanalEntry.RowChange;
+import com.alibaba.otter.canal.protocol.CanalEntry.RowData;
+import com.alibaba.otter.canal.protocol.position.EntryPosition;
+import com.alibaba.otter.canal.sink.AbstractCanalEventSink;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+public final class Main {
+    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+
+    static synchronized void emit(String line) {
+        OUT.println(line);
+        OUT.flush();
+    }
+
+    public static void main(String[] args) throws Exception {
+        if ("1".equals(System.getenv("CDCH_SESSION"))) {
+            session();
+            return;
+        }
+        Cell cell = new Cell(System.getenv(), null);
+        Runtime.getRuntime().addShutdownHook(new Thread(cell::stop));
+        cell.start();
+        // Canal's parse thread runs until stopped (SIGTERM); the main thread just waits.
+        while (true) {
+            Thread.sleep(3_600_000L);
+        }
+    }
+
+    /** The session protocol: start/stop lines on stdin, one Cell at a time. */
+    static void session() throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        Cell cur = null;
+        String line;
+        while ((line = in.readLine()) != null) {
+            line = line.trim();
+            if (line.isEmpty()) {
+                continue;
+            }
+            Object o;
+            try {
+                o = new Json(line).value();
+            } catch (RuntimeException ex) {
+                System.err.println("adapter: bad session line: " + line);
+                continue;
+            }
+            if (!(o instanceof Map)) {
+                continue;
+            }
+            Map<?, ?> m = (Map<?, ?>) o;
+            String kind = String.valueOf(m.get("kind"));
+            String id = m.get("cell") == null ? "" : String.valueOf(m.get("cell"));
+            if (kind.equals("start")) {
+                if (cur != null) {
+                    cur.stop();
+                }
+                Map<String, String> env = new LinkedHashMap<>();
+                if (m.get("env") instanceof Map) {
+                    for (Map.Entry<?, ?> e : ((Map<?, ?>) m.get("env")).entrySet()) {
+                        env.put(String.valueOf(e.getKey()), e.getValue() == null ? null : String.valueOf(e.getValue()));
+                    }
+                }
+                cur = new Cell(env, id);
+                try {
+                    cur.start();
+                } catch (Exception ex) {
+                    emit("{\"kind\":\"error\",\"message\":" + str("canal start: " + ex) + "}");
+                    emit("{\"kind\":\"ended\",\"cell\":" + str(id) + ",\"status\":1}");
+                    cur = null;
+                }
+            } else if (kind.equals("stop")) {
+                if (cur != null) {
+                    cur.stop();
+                    cur = null;
+                }
+                emit("{\"kind\":\"stopped\",\"cell\":" + str(id) + "}");
+            }
+        }
+        if (cur != null) {
+            cur.stop();
+        }
+        System.exit(0);
+    }
+
+    /** One run of a fresh MysqlEventParser against one fake primary. */
+    static final class Cell {
+        final Map<String, String> env;
+        final String id;
+        MysqlEventParser parser;
+        volatile MysqlConnection dumpConn;
+        volatile boolean ready;
+        volatile boolean stopped;
+
+        Cell(Map<String, String> env, String id) {
+            this.env = env;
+            this.id = id;
+        }
+
+        String env(String k, String d) {
+            String v = env.get(k);
+            return v == null || v.isEmpty() ? d : v;
+        }
+
+        void start() {
+            parser = new MysqlEventParser() {
+                @Override
+                protected ErosaConnection buildErosaConnection() {
+                    ErosaConnection c = super.buildErosaConnection();
+                    if (c instanceof MysqlConnection) {
+                        dumpConn = (MysqlConnection) c;
+                    }
+                    return c;
+                }
+
+                @Override
+                protected boolean processTableMeta(EntryPosition position) {
+                    boolean ok = super.processTableMeta(position);
+                    // the start position is known; the next step is COM_BINLOG_DUMP
+                    if (ok && !ready && !stopped) {
+                        ready = true;
+                        emit("{\"kind\":\"ready\"}");
+                    }
+                    return ok;
+                }
+            };
+            parser.setDestination("cdch");
+            parser.setConnectionCharsetStd(StandardCharsets.UTF_8);
+            parser.setSlaveId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
+            parser.setDetectingEnable(false);
+            parser.setMasterInfo(new AuthenticationInfo(new InetSocketAddress(env("CDCH_HOST", "127.0.0.1"),
+                    Integer.parseInt(env("CDCH_PORT", "3306"))), env("CDCH_USER", "root"), env("CDCH_PASSWORD", "")));
+            String gtidSet = env.get("CDCH_GTID_SET");
+            EntryPosition start;
+            if (gtidSet != null) {
+                start = new EntryPosition();
+                start.setGtid(gtidSet);
+                parser.setIsGTIDMode(true);
+            } else {
+                start = new EntryPosition(env("CDCH_START_FILE", ""), Long.parseLong(env("CDCH_START_POS", "4")));
+                parser.setIsGTIDMode(false);
+            }
+            parser.setMasterPosition(start);
+            parser.setEnableTsdb(false);
+            MemoryLogPositionManager positions = new MemoryLogPositionManager();
+            positions.start();   // the parser does not start it (its map is made in start())
+            parser.setLogPositionManager(positions);
+            parser.setParserExceptionHandler(e -> {
+                if (!stopped) {
+                    Throwable root = e;
+                    while (root.getCause() != null && root.getCause() != root) {
+                        root = root.getCause();
+                    }
+                    emit("{\"kind\":\"error\",\"message\":" + str("canal dump error, retrying: " + e
+                            + (root != e ? " / " + root : "")) + "}");
+                }
+            });
+            parser.setEventSink(new AbstractCanalEventSink<List<Entry>>() {
+                public boolean sink(List<Entry> entries, InetSocketAddress remote, String destination) {
+                    if (stopped) {
+                        return false;
+                    }
+                    for (Entry entry : entries) {
+                        try {
+                            entry(entry);
+                        } catch (Exception ex) {
+                            emit("{\"kind\":\"error\",\"message\":" + str("adapter: " + ex) + "}");
+                            ex.printStackTrace();
+                        }
+                    }
+                    return true;
+                }
+            });
+            parser.start();
+        }
+
+        void stop() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            // MysqlEventParser.stop() interrupts the parse thread and joins it; the dump connection
+            // blocks in a socket read, so close it first (what the parse thread's finally does).
+            MysqlConnection c = dumpConn;
+            Thread t = new Thread(() -> {
+                try {
+                    if (c != null) {
+                        c.disconnect();
+                    }
+                } catch (Throwable ignored) {
+                }
+                try {
+                    if (parser != null && parser.isStart()) {
+                        parser.stop();
+                    }
+                } catch (Throwable ex) {
+                    System.err.println("adapter: parser stop: " + ex);
+                }
+            }, "cdch-stop");
+            t.setDaemon(true);
+            t.start();
+            try {
+                t.join(4000);
+            } catch (InterruptedException ignored) {
+            }
+            if (t.isAlive()) {
+                System.err.println("adapter: Canal parser did not stop within 4 s");
+            }
+        }
+    }
+
+    static void entry(Entry entry) throws Exception {
+        if (entry.getEntryType() != EntryType.ROWDATA) {
+            return;
+        }
+        RowChange rc = RowChange.parseFrom(entry.getStoreValue());
+        EventType et = rc.getEventType();
+        String op;
+        switch (et) {
+            case INSERT: op = "insert"; break;
+            case UPDATE: op = "update"; break;
+            case DELETE: op = "delete"; break;
+            default: return;
+        }
+        if (rc.getIsDdl()) {
+            return;
+        }
+        Header h = entry.getHeader();
+        String gtid = h.getGtid();
+        if (gtid == null || gtid.isEmpty()) {
+            gtid = null;
+            for (Pair p : h.getPropsList()) {
+                if ("curtGtid".equals(p.getKey()) && !p.getValue().isEmpty()) {
+                    gtid = p.getValue();
+                }
+            }
+        }
+        for (RowData row : rc.getRowDatasList()) {
+            StringBuilder sb = new StringBuilder();
+            sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(str(h.getSchemaName()))
+              .append(",\"table\":").append(str(h.getTableName()))
+              .append(",\"before\":").append(op.equals("insert") ? "null" : image(row.getBeforeColumnsList()))
+              .append(",\"after\":").append(op.equals("delete") ? "null" : image(row.getAfterColumnsList()))
+              .append(",\"gtid\":").append(str(gtid))
+              .append(",\"pos\":{\"file\":").append(str(h.getLogfileName())).append(",\"pos\":")
+              .append(h.getLogfileOffset()).append("}}");
+            emit(sb.toString());
+        }
+    }
+
+    static String image(List<Column> cols) {
+        StringBuilder sb = new StringBuilder("{");
+        boolean first = true;
+        for (Column c : cols) {
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            String name = c.getName().isEmpty() ? "@" + (c.getIndex() + 1) : c.getName();
+            sb.append(str(name)).append(':').append(value(c));
+        }
+        return sb.append('}').toString();
+    }
+
+    static String baseType(String mysqlType) {
+        String t = mysqlType == null ? "" : mysqlType.trim().toLowerCase(Locale.ROOT);
+        int i = 0;
+        while (i < t.length() && (Character.isLetterOrDigit(t.charAt(i)) || t.charAt(i) == '_')) {
+            i++;
+        }
+        return t.substring(0, i);
+    }
+
+    static boolean isGeometry(String b) {
+        switch (b) {
+            case "geometry": case "point": case "linestring": case "polygon": case "multipoint":
+            case "multilinestring": case "multipolygon": case "geometrycollection": case "geomcollection":
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    static String value(Column c) {
+        if (c.getIsNull()) {
+            return "null";
+        }
+        String v = c.getValue();
+        String b = baseType(c.getMysqlType());
+        int st = c.getSqlType();
+        switch (b) {
+            case "tinyint": case "smallint": case "mediumint": case "int": case "integer": case "bigint":
+            case "year": case "bit": case "enum": case "set":
+                return integer(v);
+            case "decimal": case "numeric":
+                return str(v);
+            case "float": case "double": case "real":
+                return number(v);
+            case "json":
+                return json(v);
+            default:
+                break;
+        }
+        if (isGeometry(b) || st == Types.BLOB) {
+            byte[] bytes = v.getBytes(StandardCharsets.ISO_8859_1);
+            if (isGeometry(b) && bytes.length >= 4) {
+                long srid = (bytes[0] & 0xffL) | (bytes[1] & 0xffL) << 8 | (bytes[2] & 0xffL) << 16 | (bytes[3] & 0xffL) << 24;
+                StringBuilder hex = new StringBuilder();
+                for (int i = 4; i < bytes.length; i++) {
+                    hex.append(String.format("%02x", bytes[i] & 0xff));
+                }
+                return "{\"srid\":" + srid + ",\"wkb\":\"" + hex + "\"}";
+            }
+            return "{\"base64\":\"" + Base64.getEncoder().encodeToString(bytes) + "\"}";
+        }
+        if (b.isEmpty()) {   // no table meta: go by sqlType
+            switch (st) {
+                case Types.TINYINT: case Types.SMALLINT: case Types.INTEGER: case Types.BIGINT: case Types.BIT:
+                    return integer(v);
+                case Types.REAL: case Types.DOUBLE: case Types.FLOAT:
+                    return number(v);
+                default:
+                    break;
+            }
+        }
+        return str(v);
+    }
+
+    static String integer(String v) {
+        try {
+            BigInteger b = new BigInteger(v.trim());
+            return b.bitLength() <= 63 ? b.toString() : str(b.toString());
+        } catch (NumberFormatException ex) {
+            return str(v);
+        }
+    }
+
+    static String number(String v) {
+        try {
+            double d = Double.parseDouble(v);
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                return str(v);
+            }
+            new Json(v).value();   // Java's "1.0E10" is a JSON number too
+            return v;
+        } catch (RuntimeException ex) {
+            return str(v);
+        }
+    }
+
+    /** JSON text as the value when it parses, else as a string (e.g. Canal's partial-update text). */
+    static String json(String v) {
+        try {
+            new Json(v).value();
+            return v;
+        } catch (RuntimeException ex) {
+            return str(v);
+        }
+    }
+
+    static String str(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            switch (ch) {
+                case '"': sb.append("\\\""); break;
+                case '\\': sb.append("\\\\"); break;
+                case '\n': sb.append("\\n"); break;
+                case '\r': sb.append("\\r"); break;
+                case '\t': sb.append("\\t"); break;
+                default:
+                    if (ch < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) ch));
+                    } else {
+                        sb.append(ch);
+                    }
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    /** A strict little JSON reader (session lines; validating JSON column text). */
+    static final class Json {
+        final String s;
+        int i;
+
+        Json(String s) {
+            this.s = s;
+        }
+
+        Object value() {
+            Object v = any();
+            ws();
+            if (i != s.length()) {
+                throw new IllegalArgumentException("trailing text at " + i);
+            }
+            return v;
+        }
+
+        void ws() {
+            while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
+                i++;
+            }
+        }
+
+        char peek() {
+            if (i >= s.length()) {
+                throw new IllegalArgumentException("unexpected end");
+            }
+            return s.charAt(i);
+        }
+
+        void expect(char c) {
+            if (peek() != c) {
+                throw new IllegalArgumentException("expected " + c + " at " + i);
+            }
+            i++;
+        }
+
+        Object any() {
+            ws();
+            char c = peek();
+            if (c == '{') {
+                i++;
+                Map<String, Object> m = new LinkedHashMap<>();
+                ws();
+                if (peek() == '}') {
+                    i++;
+                    return m;
+                }
+                while (true) {
+                    ws();
+                    String k = string();
+                    ws();
+                    expect(':');
+                    m.put(k, any());
+                    ws();
+                    if (peek() == ',') {
+                        i++;
+                        continue;
+                    }
+                    expect('}');
+                    return m;
+                }
+            }
+            if (c == '[') {
+                i++;
+                List<Object> l = new ArrayList<>();
+                ws();
+                if (peek() == ']') {
+                    i++;
+                    return l;
+                }
+                while (true) {
+                    l.add(any());
+                    ws();
+                    if (peek() == ',') {
+                        i++;
+                        continue;
+                    }
+                    expect(']');
+                    return l;
+                }
+            }
+            if (c == '"') {
+                return string();
+            }
+            for (String w : new String[] {"true", "false", "null"}) {
+                if (s.startsWith(w, i)) {
+                    i += w.length();
+                    return w.equals("null") ? null : Boolean.valueOf(w);
+                }
+            }
+            int st = i;
+            if (peek() == '-') {
+                i++;
+            }
+            digits();
+            if (i < s.length() && s.charAt(i) == '.') {
+                i++;
+                digits();
+            }
+            if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
+                i++;
+                if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+                    i++;
+                }
+                digits();
+            }
+            return s.substring(st, i);
+        }
+
+        void digits() {
+            int st = i;
+            while (i < s.length() && Character.isDigit(s.charAt(i))) {
+                i++;
+            }
+            if (i == st) {
+                throw new IllegalArgumentException("bad number at " + st);
+            }
+        }
+
+        String string() {
+            expect('"');
+            StringBuilder sb = new StringBuilder();
+            while (true) {
+                char c = peek();
+                i++;
+                if (c == '"') {
+                    return sb.toString();
+                }
+                if (c < 0x20) {
+                    throw new IllegalArgumentException("control character in string");
+                }
+                if (c == '\\') {
+                    char e = peek();
+                    i++;
+                    switch (e) {
+                        case '"': sb.append('"'); break;
+                        case '\\': sb.append('\\'); break;
+                        case '/': sb.append('/'); break;
+                        case 'b': sb.append('\b'); break;
+                        case 'f': sb.append('\f'); break;
+                        case 'n': sb.append('\n'); break;
+                        case 'r': sb.append('\r'); break;
+                        case 't': sb.append('\t'); break;
+                        case 'u':
+                            if (i + 4 > s.length()) {
+                                throw new IllegalArgumentException("bad \\u escape");
+                            }
+                            sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+                            i += 4;
+                            break;
+                        default:
+                            throw new IllegalArgumentException("bad escape");
+                    }
+                } else {
+                    sb.append(c);
+                }
+            }
+        }
+    }
+}
