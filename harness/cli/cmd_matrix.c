@@ -459,6 +459,7 @@ int cmd_matrix(int argc, char **argv)
     ro.jobs = (int)jobs;
     ro.report_dir = report_dir;
     ro.progress = NULL;
+    ro.setup_progress = quiet ? NULL : stderr;
     ro.on_cell = on_cell;
     ro.on_cell_ud = &st;
     ro.keep = keep_cell;

@@ -412,7 +412,8 @@ static void setup_consumers(cdch_run *r)
         if (!used)
             continue; /* not in this shard */
         cdch_err err;
-        if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s, r->o.progress, c->cache,
+        if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s,
+                              r->o.progress ? r->o.progress : r->o.setup_progress, c->cache,
                               sizeof c->cache, &err) != 0)
             c->setup_error = xstrdup(err.msg);
     }
@@ -425,6 +426,7 @@ typedef struct cellio {
     FILE *out;
     double last_activity;
     bool any_line;
+    double first_line; /* time of the first stdout line (0: none yet) */
     /* session mode: the adapter's end-of-cell lines */
     const char *cell_id; /* NULL: one-shot */
     bool stopped, ended;
@@ -466,6 +468,8 @@ static void on_line(void *ud, const char *line, size_t len)
     if (session_line(io, line, len))
         return;
     io->any_line = true;
+    if (io->first_line == 0)
+        io->first_line = now_s();
     io->last_activity = now_s();
     if (io->out) {
         fwrite(line, 1, len, io->out);
@@ -508,6 +512,7 @@ typedef struct wstate {
     cdch_proc *p;
     size_t consumer_idx;
     uint64_t err_mark; /* stderr position at the current cell's start */
+    bool launched;     /* the last session_begin launched a new process */
 } wstate;
 
 static void session_end(wstate *ws)
@@ -548,6 +553,7 @@ static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv,
     consumer *con = &r->consumers[ci];
     if (ws->p && (ws->consumer_idx != ci || !cdch_proc_pump(ws->p, 0, NULL, NULL)))
         session_end(ws);
+    ws->launched = !ws->p;
     if (!ws->p) {
         char *senv[5] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
                          xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin), NULL};
@@ -698,14 +704,16 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     char cell_id[32];
     snprintf(cell_id, sizeof cell_id, "%zu", ci);
     bool in_session = cdch_manifest_session(con->m, con->v);
-    cellio io = {obs, out, t0, false, in_session ? cell_id : NULL, false, false, 0};
+    cellio io = {obs, out, t0, false, 0, in_session ? cell_id : NULL, false, false, 0};
     cdch_proc *p = NULL;
     uint64_t err_mark = 0;
     if (in_session) {
         p = session_begin(r, ws, cell->consumer_idx, argv, errlog, env, ne, cell_id, &err);
         if (p)
             err_mark = ws->err_mark;
+        cell->launched = ws->launched;
     } else {
+        cell->launched = true;
         cdch_proc_opts po = {argv, con->m->dir, env, errlog, false};
         p = cdch_proc_spawn(&po, &err);
     }
@@ -787,6 +795,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
         oc.stderr_tail = cell->stderr_tail;
         oc.stream_delivered = delivered;
         oc.got_ready = got_ready(obs);
+        cell->startup_seconds = io.first_line > 0 ? io.first_line - t0 : -1;
         if (in_session) {
             if (cdch_proc_exited(p))
                 session_end(ws);
@@ -832,7 +841,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
 static void *worker(void *arg)
 {
     cdch_run *r = arg;
-    wstate ws = {NULL, 0, 0};
+    wstate ws = {NULL, 0, 0, false};
     for (;;) {
         pthread_mutex_lock(&r->mu);
         size_t i = r->next++;

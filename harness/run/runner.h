@@ -54,6 +54,7 @@ typedef struct cdch_run_opts {
     const char *cache_root;      /* NULL: $CDCH_CACHE or ~/.cache/cdcharness */
     bool keep_streams;           /* do not delete the generated streams */
     FILE *progress;              /* one line per finished cell (NULL: quiet) */
+    FILE *setup_progress;        /* setup lines ("installing x@v ...") when progress is NULL */
     /* called (serialised, from a worker thread) when a cell is done; done/total count cells run */
     void (*on_cell)(void *ud, struct cdch_cell *c, size_t done, size_t total);
     void *on_cell_ud;
@@ -85,6 +86,8 @@ typedef struct cdch_cell {
     bool got_ready;
     char *stderr_tail;
     double seconds;
+    double startup_seconds;         /* cell start to the adapter's first line (-1: none) */
+    bool launched;                  /* the adapter process was launched for this cell (not a warm session) */
     size_t expected_rows, observed_rows;
     /* the stream served (bytes on the wire = binlog file bytes) */
     uint64_t stream_bytes, stream_events, stream_transactions, stream_compressed_transactions;
