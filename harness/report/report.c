@@ -1,10 +1,13 @@
 /* report.c — writing the report files; escaping; the stdout verdict table. */
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report_internal.h"
 #include "setup.h"
@@ -48,17 +51,23 @@ static long next_cp(const unsigned char *s, size_t *len)
     return (long)cp;
 }
 
-void rep_json_str(FILE *f, const char *s)
+void rep_json_strn(FILE *f, const char *s, size_t n)
 {
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
     fputc('"', f);
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    while (p < e) {
         size_t len;
-        long cp = next_cp(p, &len);
+        long cp;
+        if (*p == 0) {
+            cp = 0;
+            len = 1;
+        } else {
+            cp = next_cp(p, &len);
+            if (len > (size_t)(e - p)) { /* a sequence cut by n */
+                cp = -1;
+                len = 1;
+            }
+        }
         if (cp < 0)
             fputs("\\ufffd", f);
         else if (cp == '"')
@@ -78,6 +87,50 @@ void rep_json_str(FILE *f, const char *s)
         p += len;
     }
     fputc('"', f);
+}
+
+void rep_json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    rep_json_strn(f, s, strlen(s));
+}
+
+void rep_jv_write(FILE *f, const cdch_jv *v)
+{
+    if (!v) {
+        fputs("null", f);
+        return;
+    }
+    switch (v->type) {
+    case CDCH_JV_NULL: fputs("null", f); break;
+    case CDCH_JV_FALSE: fputs("false", f); break;
+    case CDCH_JV_TRUE: fputs("true", f); break;
+    case CDCH_JV_NUMBER: fwrite(v->raw, 1, v->raw_len, f); break;
+    case CDCH_JV_STRING: rep_json_strn(f, v->u.str.ptr, v->u.str.len); break;
+    case CDCH_JV_ARRAY:
+        fputc('[', f);
+        for (size_t i = 0; i < v->u.arr.n; i++) {
+            if (i)
+                fputc(',', f);
+            rep_jv_write(f, v->u.arr.items[i]);
+        }
+        fputc(']', f);
+        break;
+    case CDCH_JV_OBJECT:
+        fputc('{', f);
+        for (size_t i = 0; i < v->u.obj.n; i++) {
+            if (i)
+                fputc(',', f);
+            rep_json_strn(f, v->u.obj.m[i].key, v->u.obj.m[i].key_len);
+            fputc(':', f);
+            rep_jv_write(f, v->u.obj.m[i].value);
+        }
+        fputc('}', f);
+        break;
+    }
 }
 
 void rep_xml_text(FILE *f, const char *s)
@@ -133,7 +186,8 @@ const char *rep_consumer(const char *family, const char *version, char *buf, siz
     return buf;
 }
 
-static int write_one(const char *dir, const char *name, int (*fn)(cdch_run *, FILE *), cdch_run *r, cdch_err *err)
+int rep_write_file(const char *dir, const char *name, int (*fn)(const void *ctx, FILE *f), const void *ctx,
+                   cdch_err *err)
 {
     char tmp[PATH_MAX], final[PATH_MAX];
     snprintf(final, sizeof final, "%s/%s", dir, name);
@@ -141,7 +195,7 @@ static int write_one(const char *dir, const char *name, int (*fn)(cdch_run *, FI
     FILE *f = fopen(tmp, "w");
     if (!f)
         return cdch_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
-    int rc = fn(r, f);
+    int rc = fn(ctx, f);
     if (fclose(f) != 0 || rc != 0) {
         remove(tmp);
         return cdch_err_set(err, "cannot write %s", final);
@@ -154,15 +208,155 @@ static int write_one(const char *dir, const char *name, int (*fn)(cdch_run *, FI
     return 0;
 }
 
-int cdch_report_write(cdch_run *r, const char *dir, cdch_err *err)
+static int w_json(const void *d, FILE *f) { return rep_doc_write_json(d, f); }
+static int w_junit(const void *d, FILE *f) { return rep_render_junit(d, f); }
+static int w_md(const void *d, FILE *f) { return rep_render_markdown(d, f); }
+static int w_html(const void *d, FILE *f) { return rep_render_html(d, f); }
+
+int cdch_report_render(const char *dir, cdch_err *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    rep_doc d;
+    rep_doc_init(&d);
+    int rc = -1;
+    if (rep_doc_load(&d, path, dir, err) == 0 && rep_write_file(dir, "junit.xml", w_junit, &d, err) == 0 &&
+        rep_write_file(dir, "summary.md", w_md, &d, err) == 0 && rep_write_file(dir, "report.html", w_html, &d, err) == 0)
+        rc = 0;
+    rep_doc_free(&d);
+    return rc;
+}
+
+int cdch_report_write_meta(cdch_run *r, const char *dir, const cdch_report_meta *meta, cdch_err *err)
 {
     if (cdch_mkdirs(dir, err) != 0)
         return -1;
-    if (write_one(dir, "report.json", cdch_report_json, r, err) != 0 ||
-        write_one(dir, "junit.xml", cdch_report_junit, r, err) != 0 ||
-        write_one(dir, "summary.md", cdch_report_markdown, r, err) != 0)
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return cdch_err_set(err, "out of memory");
+    int jrc = cdch_report_json(r, dir, meta, f);
+    if (fclose(f) != 0 || jrc != 0) {
+        free(text);
+        return cdch_err_set(err, "cannot build report.json");
+    }
+    rep_doc d;
+    rep_doc_init(&d);
+    int rc = -1;
+    if (rep_doc_add(&d, text, len, "report.json", dir, err) == 0 && rep_doc_sort(&d, err) == 0 &&
+        rep_write_file(dir, "report.json", w_json, &d, err) == 0)
+        rc = 0;
+    rep_doc_free(&d);
+    free(text);
+    if (rc != 0)
         return -1;
+    return cdch_report_render(dir, err);
+}
+
+int cdch_report_write(cdch_run *r, const char *dir, cdch_err *err)
+{
+    return cdch_report_write_meta(r, dir, NULL, err);
+}
+
+/* ---- merge ------------------------------------------------------------------------ */
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int copy_file(const char *from, const char *to, cdch_err *err)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return cdch_err_set(err, "cannot read %s: %s", from, strerror(errno));
+    FILE *out = fopen(to, "wb");
+    if (!out) {
+        int e = errno;
+        fclose(in);
+        return cdch_err_set(err, "cannot write %s: %s", to, strerror(e));
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            break;
+    bool bad = ferror(in) || ferror(out);
+    fclose(in);
+    if (fclose(out) != 0 || bad)
+        return cdch_err_set(err, "cannot copy %s to %s", from, to);
     return 0;
+}
+
+/* Copy the regular files of src_dir/rel to out_dir/rel (a cell's logs). */
+static int copy_logs(const char *src_dir, const char *rel, const char *out_dir, cdch_err *err)
+{
+    char from[PATH_MAX], to[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+    snprintf(from, sizeof from, "%s/%s", src_dir, rel);
+    snprintf(to, sizeof to, "%s/%s", out_dir, rel);
+    if (!is_dir(from))
+        return 0; /* a report without its logs */
+    if (cdch_mkdirs(to, err) != 0)
+        return -1;
+    if (realpath(from, a) && realpath(to, b) && strcmp(a, b) == 0)
+        return 0; /* merging into one of the inputs */
+    DIR *dh = opendir(from);
+    if (!dh)
+        return cdch_err_set(err, "cannot open %s: %s", from, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(dh)) != NULL) {
+        char f1[PATH_MAX + 256], f2[PATH_MAX + 256];
+        snprintf(f1, sizeof f1, "%s/%s", from, e->d_name);
+        snprintf(f2, sizeof f2, "%s/%s", to, e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || stat(f1, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        rc = copy_file(f1, f2, err);
+    }
+    closedir(dh);
+    return rc;
+}
+
+int cdch_report_merge(const char *out_dir, const char *const *inputs, size_t n, cdch_err *err)
+{
+    rep_doc d;
+    rep_doc_init(&d);
+    d.merged = true;
+    int rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX], dir[PATH_MAX];
+        if (is_dir(inputs[i])) {
+            snprintf(path, sizeof path, "%s/report.json", inputs[i]);
+            snprintf(dir, sizeof dir, "%s", inputs[i]);
+        } else {
+            snprintf(path, sizeof path, "%s", inputs[i]);
+            snprintf(dir, sizeof dir, "%s", inputs[i]);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = '\0';
+            else
+                snprintf(dir, sizeof dir, ".");
+        }
+        if (rep_doc_load(&d, path, dir, err) != 0)
+            goto out;
+    }
+    if (rep_doc_sort(&d, err) != 0 || cdch_mkdirs(out_dir, err) != 0)
+        goto out;
+    for (size_t i = 0; i < d.ncells; i++) {
+        const char *rel = rep_str(d.cells[i], "cell_dir");
+        if (rel && rel[0] != '/' && d.cell_src[i] && strstr(rel, "..") == NULL &&
+            copy_logs(d.cell_src[i], rel, out_dir, err) != 0)
+            goto out;
+    }
+    if (rep_write_file(out_dir, "report.json", w_json, &d, err) != 0)
+        goto out;
+    rc = cdch_report_render(out_dir, err);
+out:
+    rep_doc_free(&d);
+    return rc;
 }
 
 void cdch_report_table(cdch_run *r, FILE *f)

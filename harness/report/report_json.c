@@ -79,7 +79,23 @@ static void diff_json(FILE *f, const cdch_diff *d)
     fputc(']', f);
 }
 
-int cdch_report_json(cdch_run *r, FILE *f)
+/* cell_dir relative to the report directory when it lies under it. */
+static const char *rel_dir(const char *cell_dir, const char *dir)
+{
+    if (!cell_dir || !dir)
+        return cell_dir;
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (strncmp(cell_dir, dir, n) != 0 || cell_dir[n] != '/')
+        return cell_dir;
+    const char *p = cell_dir + n;
+    while (*p == '/')
+        p++;
+    return *p ? p : cell_dir;
+}
+
+int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta, FILE *f)
 {
     char ts[64];
     time_t now = time(NULL);
@@ -87,7 +103,11 @@ int cdch_report_json(cdch_run *r, FILE *f)
     gmtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
     size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0;
-    fprintf(f, "{\"format\":\"cdcharness-report\",\"version\":1,\"generated\":\"%s\",\"cells\":[\n", ts);
+    fprintf(f, "{\"format\":\"cdcharness-report\",\"version\":1,\"generated\":\"%s\"", ts);
+    if (meta && meta->matrix_json)
+        fprintf(f, ",\"matrix\":%s", meta->matrix_json);
+    fputs(",\"cells\":[\n", f);
+    char **fd = rep_firstdiff_collect(r);
     char buf[600];
     for (size_t i = 0; i < cdch_run_ncells(r); i++) {
         cdch_cell *c = cdch_run_cell(r, i);
@@ -95,6 +115,8 @@ int cdch_report_json(cdch_run *r, FILE *f)
         unmet += !c->meets;
         regressions += c->compression_regression;
         fputs(i ? ",\n{" : "{", f);
+        if (meta && meta->cell_index)
+            fprintf(f, "\"index\":%zu,", meta->cell_index[i]);
         fputs("\"consumer\":", f);
         rep_json_str(f, rep_consumer(c->family, c->version, buf, sizeof buf));
         KV_STR(f, "family", c->family);
@@ -127,12 +149,20 @@ int cdch_report_json(cdch_run *r, FILE *f)
         KV_STR(f, "stop", cdch_stop_reason_name(c->stop));
         fprintf(f, ",\"exit_status\":%d,\"exit_signal\":%d,\"ready\":%s", c->exit_status, c->exit_signal,
                 c->got_ready ? "true" : "false");
+        fprintf(f, ",\"expected_rows\":%zu,\"observed_rows\":%zu", c->expected_rows, c->observed_rows);
+        fprintf(f, ",\"stream_bytes\":%llu,\"stream_events\":%llu,\"stream_transactions\":%llu,"
+                   "\"stream_compressed_transactions\":%llu",
+                (unsigned long long)c->stream_bytes, (unsigned long long)c->stream_events,
+                (unsigned long long)c->stream_transactions, (unsigned long long)c->stream_compressed_transactions);
         if (c->diff)
             diff_json(f, c->diff);
+        fputs(",\"first_difference\":", f);
+        fputs(fd && fd[i] ? fd[i] : "null", f);
         KV_STR(f, "stderr_tail", c->stderr_tail);
-        KV_STR(f, "cell_dir", c->cell_dir);
+        KV_STR(f, "cell_dir", rel_dir(c->cell_dir, dir));
         fputc('}', f);
     }
+    rep_firstdiff_free(fd, cdch_run_ncells(r));
     fprintf(f, "\n],\"totals\":{\"cells\":%zu,\"not_as_expected\":%zu,\"compression_regressions\":%zu",
             cdch_run_ncells(r), unmet, regressions);
     for (int v = 0; v < CDCH_VERDICT_COUNT; v++)

@@ -1,5 +1,6 @@
-/* report_junit.c — junit.xml: a testsuite per consumer@version, a testcase
- * per scenario × mode; failure = the cell does not meet its expectation. */
+/* report_junit.c — junit.xml from report.json: a testsuite per
+ * consumer@version, a testcase per scenario × mode; failure = the cell does
+ * not meet its expectation. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,61 +8,82 @@
 #include "report.h"
 #include "report_internal.h"
 
-static void testcase(FILE *f, const cdch_cell *c)
+static bool is_harness_error(const cdch_jv *c) { return strcmp(rep_str(c, "verdict"), "harness-error") == 0; }
+
+/* The detail lines, each ending with a newline. */
+static void detail_text(FILE *f, const cdch_jv *c)
 {
+    const cdch_jv *d = cdch_jv_get(c, "detail");
+    if (!d || d->type != CDCH_JV_ARRAY)
+        return;
+    for (size_t i = 0; i < d->u.arr.n; i++) {
+        if (d->u.arr.items[i]->type != CDCH_JV_STRING)
+            continue;
+        rep_xml_text(f, d->u.arr.items[i]->u.str.ptr);
+        fputc('\n', f);
+    }
+}
+
+static const char *or_empty(const char *s) { return s ? s : ""; }
+
+static void testcase(FILE *f, const cdch_jv *c)
+{
+    const char *verdict = rep_str(c, "verdict"), *expected = or_empty(rep_str(c, "expected"));
+    const char *summary = rep_str(c, "summary");
+    bool reg = rep_bool(c, "compression_regression");
     char name[600];
-    snprintf(name, sizeof name, "%s [%s]", c->scenario, c->mode);
+    snprintf(name, sizeof name, "%s [%s]", rep_str(c, "scenario"), rep_str(c, "mode"));
     fputs("    <testcase classname=\"cdcharness.", f);
-    char buf[600];
-    rep_xml_text(f, rep_consumer(c->family, c->version, buf, sizeof buf));
+    rep_xml_text(f, rep_str(c, "consumer"));
     fputs("\" name=\"", f);
     rep_xml_text(f, name);
-    fprintf(f, "\" time=\"%.3f\">\n", c->seconds);
-    if (!c->meets) {
-        bool err = c->verdict == CDCH_VERDICT_HARNESS_ERROR;
+    fprintf(f, "\" time=\"%.3f\">\n", rep_num(c, "seconds"));
+    if (!rep_bool(c, "meets")) {
+        bool err = is_harness_error(c);
         char msg[1400];
-        snprintf(msg, sizeof msg, "%s%s (expected %s): %s", cdch_verdict_name(c->verdict),
-                 c->compression_regression ? " [compression-regression]" : "", cdch_verdict_name(c->expected),
-                 c->summary ? c->summary : "");
+        snprintf(msg, sizeof msg, "%s%s (expected %s): %s", verdict, reg ? " [compression-regression]" : "", expected,
+                 or_empty(summary));
         fprintf(f, "      <%s message=\"", err ? "error" : "failure");
         rep_xml_text(f, msg);
         fputs("\" type=\"", f);
-        rep_xml_text(f, cdch_verdict_name(c->verdict));
+        rep_xml_text(f, verdict);
         fputs("\">", f);
-        rep_xml_text(f, c->summary);
+        rep_xml_text(f, summary);
         fputs("\n", f);
-        rep_xml_text(f, c->detail);
+        detail_text(f, c);
         fprintf(f, "</%s>\n", err ? "error" : "failure");
     }
     fputs("      <system-out>", f);
     char line[1400];
-    snprintf(line, sizeof line, "verdict: %s%s; expected: %s (%s)\n%s\n", cdch_verdict_name(c->verdict),
-             c->compression_regression ? " [compression-regression]" : "", cdch_verdict_name(c->expected),
-             c->expect_source, c->summary ? c->summary : "");
+    snprintf(line, sizeof line, "verdict: %s%s; expected: %s (%s)\n%s\n", verdict,
+             reg ? " [compression-regression]" : "", expected, or_empty(rep_str(c, "expect_source")),
+             or_empty(summary));
     rep_xml_text(f, line);
-    if (c->cell_dir) {
+    const char *dir = rep_str(c, "cell_dir");
+    if (dir) {
         rep_xml_text(f, "logs: ");
-        rep_xml_text(f, c->cell_dir);
+        rep_xml_text(f, dir);
         fputc('\n', f);
     }
     fputs("</system-out>\n", f);
-    if (c->stderr_tail && *c->stderr_tail) {
+    const char *tail = rep_str(c, "stderr_tail");
+    if (tail && *tail) {
         fputs("      <system-err>", f);
-        rep_xml_text(f, c->stderr_tail);
+        rep_xml_text(f, tail);
         fputs("</system-err>\n", f);
     }
     fputs("    </testcase>\n", f);
 }
 
-int cdch_report_junit(cdch_run *r, FILE *f)
+int rep_render_junit(const rep_doc *d, FILE *f)
 {
-    size_t n = cdch_run_ncells(r), fails = 0, errors = 0;
+    size_t n = d->ncells, fails = 0, errors = 0;
     double total = 0;
     for (size_t i = 0; i < n; i++) {
-        cdch_cell *c = cdch_run_cell(r, i);
-        total += c->seconds;
-        if (!c->meets) {
-            if (c->verdict == CDCH_VERDICT_HARNESS_ERROR)
+        const cdch_jv *c = d->cells[i];
+        total += rep_num(c, "seconds");
+        if (!rep_bool(c, "meets")) {
+            if (is_harness_error(c))
                 errors++;
             else
                 fails++;
@@ -77,30 +99,28 @@ int cdch_report_junit(cdch_run *r, FILE *f)
     for (size_t i = 0; i < n; i++) {
         if (done[i])
             continue;
-        cdch_cell *c0 = cdch_run_cell(r, i);
+        const char *con = rep_str(d->cells[i], "consumer");
         size_t t = 0, sf = 0, se = 0;
         double secs = 0;
         for (size_t k = i; k < n; k++) {
-            cdch_cell *c = cdch_run_cell(r, k);
-            if (c->consumer_idx != c0->consumer_idx)
+            const cdch_jv *c = d->cells[k];
+            if (strcmp(rep_str(c, "consumer"), con) != 0)
                 continue;
             t++;
-            secs += c->seconds;
-            if (!c->meets && c->verdict == CDCH_VERDICT_HARNESS_ERROR)
+            secs += rep_num(c, "seconds");
+            if (!rep_bool(c, "meets") && is_harness_error(c))
                 se++;
-            else if (!c->meets)
+            else if (!rep_bool(c, "meets"))
                 sf++;
         }
-        char buf[600];
         fputs("  <testsuite name=\"", f);
-        rep_xml_text(f, rep_consumer(c0->family, c0->version, buf, sizeof buf));
+        rep_xml_text(f, con);
         fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n", t, sf, se, secs);
         for (size_t k = i; k < n; k++) {
-            cdch_cell *c = cdch_run_cell(r, k);
-            if (c->consumer_idx != c0->consumer_idx)
+            if (strcmp(rep_str(d->cells[k], "consumer"), con) != 0)
                 continue;
             done[k] = true;
-            testcase(f, c);
+            testcase(f, d->cells[k]);
         }
         fputs("  </testsuite>\n", f);
     }
