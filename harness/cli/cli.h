@@ -23,7 +23,6 @@ int cmd_gen(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
-int cmd_report(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 
 #endif

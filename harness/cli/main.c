@@ -16,7 +16,6 @@ static const subcommand k_commands[] = {
     {"serve", cmd_serve, "serve a scenario's stream as a fake MySQL primary (replication protocol)"},
     {"run", cmd_run, "run consumer adapters against scenarios: diffs, verdicts, reports"},
     {"report", cmd_report, "merge shard reports, render report.json as junit, summary, HTML"},
-    {"report", cmd_report, "merge shard reports, render report.json as junit, summary, HTML"},
     {"matrix", cmd_matrix, "run a compatibility matrix file (ci/matrix.yaml): shards, gates, HTML report"},
 };
 
