@@ -1,0 +1,673 @@
+package cdch;
+
+// cdcharness adapter for the Debezium MySQL connector, run in-process with the embedded engine as
+// users embed it (DebeziumEngine + Json format, file offsets in CDCH_STATE_DIR). Every change
+// record's JSON (JsonConverter with schemas) is mapped to a canonical line (consumers/README.md
+// "Output"): column names from Debezium's schema, values by the Connect schema's logical type.
+//
+// Configuration (what a user runs; see manifest.yaml for the reasons):
+//   snapshot.mode=never (no_data + snapshot.locking.mode=none from 3.6 on, where never is gone),
+//   FileOffsetBackingStore + offset.flush.interval.ms=0 (every batch's offsets are flushed before
+//   the next poll, so a restart resumes from the last emitted event), file schema history in the
+//   state dir (a restart needs the history the offsets refer to), decimal.handling.mode=string,
+//   bigint.unsigned.handling.mode=precise, time.precision.mode=adaptive_time_microseconds,
+//   binary columns as Connect bytes (the JsonConverter prints them base64 and the schema keeps
+//   them apart from text).
+//
+// Restart: when the engine stops because the binlog connection failed (EOF / socket error in the
+// cause chain), the adapter starts a fresh engine with the same offset file and history file, as
+// a supervisor restarting a failed connector would (at most MAX_RESTARTS times per cell). Any
+// other failure prints {"kind":"error"} and ends the cell with status 1.
+//
+// Session mode (CDCH_SESSION=1): stdin carries start/stop lines; one JVM, a fresh engine per cell.
+//
+// The same source compiles against Debezium 1.2 .. 3.6: only DebeziumEngine API present since
+// 1.1 (create(Json.class), using(Properties), notifying(Consumer), using(CompletionCallback)).
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.debezium.engine.ChangeEvent;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.format.Json;
+
+import java.io.BufferedReader;
+import java.io.EOFException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+public final class Main {
+    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonNodeFactory NF = JsonNodeFactory.instance;
+    private static final int MAX_RESTARTS = 5;
+    private static final AtomicInteger CELLS = new AtomicInteger();
+
+    static synchronized void emit(String line) {
+        OUT.println(line);
+        OUT.flush();
+    }
+
+    static void emitError(String msg) {
+        ObjectNode o = NF.objectNode();
+        o.put("kind", "error");
+        o.put("message", msg);
+        emit(o.toString());
+    }
+
+    static void log(String msg) {
+        System.err.println("cdch-debezium: " + msg);
+        System.err.flush();
+    }
+
+    public static void main(String[] args) throws Exception {
+        String level = System.getenv("CDCH_DBZ_LOG");
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level == null ? "warn" : level.toLowerCase());
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss,SSS");
+        if (level != null) {
+            try {   // Debezium 1.x logs through log4j 1.2 (configured by log4j.properties)
+                Class<?> lm = Class.forName("org.apache.log4j.LogManager");
+                Object root = lm.getMethod("getRootLogger").invoke(null);
+                Class<?> lv = Class.forName("org.apache.log4j.Level");
+                root.getClass().getMethod("setLevel", lv).invoke(root, lv.getMethod("toLevel", String.class).invoke(null, level));
+            } catch (ReflectiveOperationException ignored) {
+                // 2.x+: no log4j
+            }
+        }
+        if ("1".equals(System.getenv("CDCH_SESSION"))) {
+            session();
+            System.exit(0);
+        }
+        Cell cell = new Cell(null, new HashMap<>(System.getenv()));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            cell.requestStop();
+            cell.awaitEnd(4000);
+        }));
+        int status = cell.run();
+        if (!cell.stopRequested) {
+            System.exit(status == 0 ? 1 : status);   // the engine ended by itself: never healthy
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // session mode
+
+    static void session() throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        Cell current = null;
+        Thread runner = null;
+        String line;
+        while ((line = in.readLine()) != null) {
+            line = line.trim();
+            if (line.isEmpty()) {
+                continue;
+            }
+            JsonNode msg;
+            try {
+                msg = JSON.readTree(line);
+            } catch (Exception ex) {
+                log("session: unreadable line: " + line);
+                continue;
+            }
+            String kind = msg.path("kind").asText();
+            String id = msg.path("cell").asText();
+            if (kind.equals("start")) {
+                if (current != null) {   // a start without a stop: end the previous cell first
+                    current.requestStop();
+                    current.awaitEnd(8000);
+                }
+                Map<String, String> env = new HashMap<>();
+                Iterator<Map.Entry<String, JsonNode>> it = msg.path("env").fields();
+                while (it.hasNext()) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    env.put(e.getKey(), e.getValue().asText());
+                }
+                for (String k : new String[]{"CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN"}) {
+                    if (!env.containsKey(k) && System.getenv(k) != null) {
+                        env.put(k, System.getenv(k));
+                    }
+                }
+                Cell cell = new Cell(id, env);
+                current = cell;
+                runner = new Thread(() -> {
+                    int status = cell.run();
+                    synchronized (cell) {
+                        if (!cell.stopRequested) {
+                            cell.endedReported = true;
+                            emit("{\"kind\":\"ended\",\"cell\":" + NF.textNode(cell.id) + ",\"status\":" + (status == 0 ? 1 : status) + "}");
+                        }
+                    }
+                }, "cdch-cell-" + id);
+                runner.setDaemon(true);
+                runner.start();
+            } else if (kind.equals("stop")) {
+                if (current != null && current.id.equals(id)) {
+                    boolean ended;
+                    synchronized (current) {
+                        ended = current.endedReported;
+                        current.stopRequested = true;
+                    }
+                    current.requestStop();
+                    current.awaitEnd(8000);
+                    if (runner != null) {
+                        runner.join(1000);
+                    }
+                    if (!ended) {
+                        emit("{\"kind\":\"stopped\",\"cell\":" + NF.textNode(id) + "}");
+                    }
+                    current = null;
+                    runner = null;
+                } else {
+                    emit("{\"kind\":\"stopped\",\"cell\":" + NF.textNode(id) + "}");
+                }
+            } else {
+                log("session: unknown line: " + line);
+            }
+        }
+        if (current != null) {
+            current.requestStop();
+            current.awaitEnd(4000);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // one cell: an engine (restarted from its stored offsets after a connection failure)
+
+    static final class Cell {
+        final String id;
+        final Map<String, String> env;
+        final String prefix;
+        volatile boolean stopRequested;
+        boolean endedReported;
+        volatile DebeziumEngine<ChangeEvent<String, String>> engine;
+        final CountDownLatch ended = new CountDownLatch(1);
+
+        Cell(String id, Map<String, String> env) {
+            this.id = id == null ? "" : id;
+            this.env = env;
+            int n = CELLS.incrementAndGet();
+            // one JMX / offset-key name per cell (session mode runs many cells in one JVM)
+            this.prefix = id == null ? "cdch" : "cdch" + n;
+        }
+
+        String env(String k, String d) {
+            String v = env.get(k);
+            return v == null || v.isEmpty() ? d : v;
+        }
+
+        void requestStop() {
+            stopRequested = true;
+            DebeziumEngine<ChangeEvent<String, String>> e = engine;
+            if (e != null) {
+                try {
+                    e.close();
+                } catch (Exception ex) {
+                    log("close: " + ex);
+                }
+            }
+        }
+
+        void awaitEnd(long ms) {
+            try {
+                ended.await(ms, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        int run() {
+            try {
+                return runEngines();
+            } catch (Throwable t) {
+                emitError("adapter: " + t);
+                t.printStackTrace();
+                return 1;
+            } finally {
+                ended.countDown();
+            }
+        }
+
+        int runEngines() throws Exception {
+            String state = env("CDCH_STATE_DIR", null);
+            if (state == null) {
+                state = java.nio.file.Files.createTempDirectory("cdch-dbz").toString();
+            }
+            int[] ver = parseVersion(env("CDCH_VERSION", "3.6.1.Final"));
+            boolean ready = false;
+            if (!hasNever(ver)) {
+                // file "" position 4 = "the server's first binlog", the offset "never" starts
+                // from (MySqlOffsetContext.initial()); CDCH_START_FILE is that file. A file name
+                // here without GTIDs would make 3.6.1 (binlog client 0.41.0) send a GTID dump
+                // with a null set (NPE in DumpBinaryLogGtidCommand): BinaryLogClient only
+                // builds the empty set when the file name is "".
+                seeded = seedOffsets(state + "/offsets.dat", prefix, "", 4);
+            }
+            for (int attempt = 0; ; attempt++) {
+                Properties p = props(ver, state);
+                if (attempt > 0) {
+                    seeded = false;
+                }
+                final Object[] result = new Object[3];
+                final CountDownLatch done = new CountDownLatch(1);
+                DebeziumEngine<ChangeEvent<String, String>> e = DebeziumEngine.create(Json.class)
+                        .using(p)
+                        .notifying(this::record)
+                        .using((DebeziumEngine.CompletionCallback) (success, message, error) -> {
+                            result[0] = success;
+                            result[1] = message;
+                            result[2] = error;
+                            done.countDown();
+                        })
+                        .build();
+                engine = e;
+                if (stopRequested) {
+                    e.close();
+                    return 0;
+                }
+                Thread t = new Thread(e, "cdch-engine-" + prefix + "-" + attempt);
+                t.setDaemon(true);
+                t.start();
+                while (!done.await(50, TimeUnit.MILLISECONDS)) {
+                    if (!ready && streaming(prefix)) {
+                        ready = true;
+                        emit("{\"kind\":\"ready\"}");
+                    }
+                }
+                t.join(5000);
+                engine = null;
+                if (stopRequested) {
+                    return 0;
+                }
+                Throwable err = (Throwable) result[2];
+                String message = (String) result[1];
+                boolean dropped = err != null && connectionLost(err);
+                if (dropped && attempt < MAX_RESTARTS) {
+                    log("engine stopped after a connection failure (" + rootCause(err) + "); restarting from the stored offsets (restart " + (attempt + 1) + ")");
+                    continue;
+                }
+                String why = message != null ? message : "engine stopped";
+                if (err != null) {
+                    why += ": " + err + (rootCause(err) != err ? " / cause: " + rootCause(err) : "");
+                }
+                emitError(why);
+                return 1;
+            }
+        }
+
+        boolean seeded;
+
+        Properties props(int[] ver, String state) {
+            Properties p = new Properties();
+            boolean v1 = ver[0] < 2;
+            p.setProperty("name", prefix);
+            p.setProperty("connector.class", "io.debezium.connector.mysql.MySqlConnector");
+            p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+            p.setProperty("offset.storage.file.filename", state + "/offsets.dat");
+            p.setProperty("offset.flush.interval.ms", "0");
+            p.setProperty("database.hostname", env("CDCH_HOST", "127.0.0.1"));
+            p.setProperty("database.port", env("CDCH_PORT", "3306"));
+            p.setProperty("database.user", env("CDCH_USER", "root"));
+            p.setProperty("database.password", env.getOrDefault("CDCH_PASSWORD", ""));
+            p.setProperty("database.server.id", env("CDCH_SERVER_ID", "65535"));
+            if (v1) {
+                // 1.x defaults to database.ssl.mode=disabled: Connector/J then needs the RSA key
+                // exchange for caching_sha2_password ("Public Key Retrieval is not allowed"),
+                // the pass-through driver option 1.x users set against MySQL 8
+                p.setProperty("database.allowPublicKeyRetrieval", "true");
+                p.setProperty("database.server.name", prefix);
+                p.setProperty("database.history", "io.debezium.relational.history.FileDatabaseHistory");
+                p.setProperty("database.history.file.filename", state + "/schema-history.dat");
+            } else {
+                p.setProperty("topic.prefix", prefix);
+                p.setProperty("schema.history.internal", "io.debezium.storage.file.history.FileSchemaHistory");
+                p.setProperty("schema.history.internal.file.filename", state + "/schema-history.dat");
+            }
+            String dbs = env("CDCH_DATABASES", "");
+            if (!dbs.isEmpty()) {
+                p.setProperty("database.include.list", dbs);
+            }
+            // "never" exists up to 3.5.x (removed in 3.6): no snapshot, stream from the first binlog
+            if (hasNever(ver)) {
+                p.setProperty("snapshot.mode", "never");
+            } else {
+                // no_data alone would start at SHOW BINARY LOG STATUS (the end of the served
+                // stream): the first start seeds the offsets with the harness's start position
+                // and takes the schema with "recovery" (schema snapshot, stream from the stored
+                // offset); restarts are plain no_data (offsets and history exist)
+                p.setProperty("snapshot.mode", seeded ? "recovery" : "no_data");
+                p.setProperty("snapshot.locking.mode", "none");
+            }
+            p.setProperty("decimal.handling.mode", "string");
+            p.setProperty("bigint.unsigned.handling.mode", "precise");
+            p.setProperty("time.precision.mode", "adaptive_time_microseconds");
+            p.setProperty("converter.schemas.enable", "true");
+            String ssl = env("CDCH_DBZ_SSL_MODE", "");
+            if (!ssl.isEmpty()) {
+                p.setProperty("database.ssl.mode", ssl);
+            }
+            String extra = env("CDCH_DBZ_PROPS", "");   // k=v;k=v (manual experiments only)
+            for (String kv : extra.split(";")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    p.setProperty(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+                }
+            }
+            return p;
+        }
+
+        void record(ChangeEvent<String, String> rec) {
+            String v = rec.value();
+            if (v == null) {
+                return;   // tombstone after a delete
+            }
+            try {
+                String line = canonical(JSON.readTree(v));
+                if (line != null) {
+                    emit(line);
+                }
+            } catch (Exception ex) {
+                emitError("adapter: cannot map record: " + ex + " in " + (v.length() > 500 ? v.substring(0, 500) + "..." : v));
+            }
+        }
+    }
+
+    static int[] parseVersion(String v) {
+        String[] parts = v.split("[.+-]");
+        int[] r = new int[3];
+        for (int i = 0; i < 3 && i < parts.length; i++) {
+            try {
+                r[i] = Integer.parseInt(parts[i]);
+            } catch (NumberFormatException ex) {
+                r[i] = 0;
+            }
+        }
+        return r;
+    }
+
+    static boolean hasNever(int[] ver) {
+        return ver[0] < 3 || (ver[0] == 3 && ver[1] < 6);
+    }
+
+    // Writes FileOffsetBackingStore's file (a serialized HashMap<byte[], byte[]> of the engine's
+    // JSON key/value, as its internal JsonConverter without schemas writes them) holding the start
+    // position, unless the file exists. Returns whether it wrote it.
+    static boolean seedOffsets(String path, String prefix, String file, long pos) throws java.io.IOException {
+        java.io.File f = new java.io.File(path);
+        if (f.exists()) {
+            return false;
+        }
+        ObjectNode part = NF.objectNode();
+        part.put("server", prefix);
+        ArrayNode key = NF.arrayNode();
+        key.add(prefix);
+        key.add(part);
+        ObjectNode val = NF.objectNode();
+        val.put("file", file);
+        val.put("pos", pos);
+        HashMap<byte[], byte[]> raw = new HashMap<>();
+        raw.put(key.toString().getBytes(StandardCharsets.UTF_8), val.toString().getBytes(StandardCharsets.UTF_8));
+        try (java.io.ObjectOutputStream os = new java.io.ObjectOutputStream(new java.io.FileOutputStream(f))) {
+            os.writeObject(raw);
+        }
+        log("seeded " + path + ": " + key + " -> " + val);
+        return true;
+    }
+
+    static Throwable rootCause(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    // the binlog connection dropped (EOF or socket error somewhere in the cause chain)
+    static boolean connectionLost(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof EOFException || c instanceof SocketException) {
+                return true;
+            }
+            String m = String.valueOf(c.getMessage());
+            if (m.contains("Communications link failure") || m.contains("Connection reset")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // streaming = the connector's streaming (1.5+) or binlog (legacy 1.x reader) metrics say Connected
+    static boolean streaming(String server) {
+        try {
+            MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
+            Set<ObjectName> names = mbs.queryNames(new ObjectName("debezium.mysql:type=connector-metrics,*"), null);
+            for (ObjectName n : names) {
+                String ctx = n.getKeyProperty("context");
+                if (!server.equals(n.getKeyProperty("server")) || !("streaming".equals(ctx) || "binlog".equals(ctx))) {
+                    continue;
+                }
+                Object c = mbs.getAttribute(n, "Connected");
+                if (Boolean.TRUE.equals(c)) {
+                    return true;
+                }
+            }
+        } catch (Exception ignored) {
+            // not registered yet
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // record -> canonical line
+
+    static String canonical(JsonNode rec) {
+        JsonNode schema = rec.path("schema");
+        JsonNode payload = rec.path("payload");
+        if (!payload.isObject() || !payload.has("op")) {
+            return null;   // schema change, heartbeat, transaction metadata
+        }
+        String op;
+        switch (payload.path("op").asText()) {
+            case "c":
+            case "r":
+                op = "insert";
+                break;
+            case "u":
+                op = "update";
+                break;
+            case "d":
+                op = "delete";
+                break;
+            default:
+                return null;
+        }
+        Map<String, JsonNode> fields = new HashMap<>();
+        for (JsonNode f : schema.path("fields")) {
+            fields.put(f.path("field").asText(), f);
+        }
+        JsonNode source = payload.path("source");
+        ObjectNode out = NF.objectNode();
+        out.put("op", op);
+        out.put("db", source.path("db").asText());
+        out.put("table", source.path("table").asText());
+        out.set("before", image(fields.get("before"), payload.get("before")));
+        out.set("after", image(fields.get("after"), payload.get("after")));
+        JsonNode gtid = source.get("gtid");
+        if (gtid != null && !gtid.isNull()) {
+            out.put("gtid", gtid.asText());
+        }
+        if (source.hasNonNull("file")) {
+            ObjectNode pos = NF.objectNode();
+            pos.put("file", source.path("file").asText());
+            pos.put("pos", source.path("pos").asLong());
+            out.set("pos", pos);
+        }
+        return out.toString();
+    }
+
+    static JsonNode image(JsonNode schema, JsonNode value) {
+        if (value == null || value.isNull() || schema == null) {
+            return NF.nullNode();
+        }
+        ObjectNode o = NF.objectNode();
+        for (JsonNode f : schema.path("fields")) {
+            String name = f.path("field").asText();
+            o.set(name, value(f, value.get(name)));
+        }
+        return o;
+    }
+
+    static JsonNode value(JsonNode s, JsonNode v) {
+        if (v == null || v.isNull()) {
+            return NF.nullNode();
+        }
+        String type = s.path("type").asText();
+        String name = s.path("name").asText("");
+        switch (name) {
+            case "io.debezium.time.Date":
+            case "org.apache.kafka.connect.data.Date":
+                return NF.textNode(LocalDate.ofEpochDay(v.asLong()).toString());
+            case "io.debezium.time.Time":
+                return NF.textNode(time(v.asLong() * 1000L));
+            case "io.debezium.time.MicroTime":
+                return NF.textNode(time(v.asLong()));
+            case "io.debezium.time.NanoTime":
+                return NF.textNode(time(v.asLong() / 1000L));
+            case "io.debezium.time.Timestamp":
+                return NF.textNode(datetime(v.asLong() * 1000L));
+            case "io.debezium.time.MicroTimestamp":
+                return NF.textNode(datetime(v.asLong()));
+            case "io.debezium.time.NanoTimestamp":
+                return NF.textNode(datetime(Math.floorDiv(v.asLong(), 1000L)));
+            case "io.debezium.time.ZonedTimestamp": {
+                Instant i = OffsetDateTime.parse(v.asText()).toInstant();
+                return NF.textNode(datetime(i.getEpochSecond() * 1_000_000L + i.getNano() / 1000));
+            }
+            case "io.debezium.time.Year":
+                return NF.numberNode(v.asInt());
+            case "org.apache.kafka.connect.data.Decimal": {
+                int scale = Integer.parseInt(s.path("parameters").path("scale").asText("0"));
+                BigDecimal d = v.isTextual() ? new BigDecimal(new BigInteger(Base64.getDecoder().decode(v.asText())), scale) : v.decimalValue();
+                return scale == 0 ? integer(d.toBigIntegerExact()) : NF.textNode(d.toPlainString());
+            }
+            case "io.debezium.data.Json":
+                try {
+                    return JSON.readTree(v.asText());
+                } catch (Exception ex) {
+                    return NF.textNode(v.asText());
+                }
+            case "io.debezium.data.Bits": {
+                if (v.isBoolean()) {
+                    return NF.numberNode(v.asBoolean() ? 1 : 0);
+                }
+                byte[] b = Base64.getDecoder().decode(v.asText());   // little-endian
+                byte[] be = new byte[b.length + 1];
+                for (int i = 0; i < b.length; i++) {
+                    be[be.length - 1 - i] = b[i];
+                }
+                return integer(new BigInteger(be));
+            }
+            case "io.debezium.data.Enum":
+                return NF.textNode(v.asText());
+            case "io.debezium.data.EnumSet": {
+                ArrayNode a = NF.arrayNode();
+                if (!v.asText().isEmpty()) {
+                    for (String m : v.asText().split(",", -1)) {
+                        a.add(m);
+                    }
+                }
+                return a;
+            }
+            case "io.debezium.data.geometry.Geometry":
+            case "io.debezium.data.geometry.Point":
+            case "io.debezium.data.geometry.Geography": {
+                ObjectNode g = NF.objectNode();
+                g.put("srid", v.path("srid").isNull() ? 0 : v.path("srid").asInt());
+                g.put("wkb", hex(Base64.getDecoder().decode(v.path("wkb").asText())));
+                return g;
+            }
+            default:
+                break;
+        }
+        switch (type) {
+            case "boolean":   // BIT(1) (and TINYINT(1) with a converter)
+                return NF.numberNode(v.asBoolean() ? 1 : 0);
+            case "bytes":
+                if (v.isTextual()) {
+                    ObjectNode b = NF.objectNode();
+                    b.put("base64", v.asText());
+                    return b;
+                }
+                return v;
+            case "array": {   // e.g. vectors
+                ArrayNode a = NF.arrayNode();
+                for (JsonNode x : v) {
+                    a.add(value(s.path("items"), x));
+                }
+                return a;
+            }
+            default:
+                return v;
+        }
+    }
+
+    static JsonNode integer(BigInteger b) {
+        if (b.bitLength() < 64) {
+            return NF.numberNode(b.longValue());
+        }
+        return NF.textNode(b.toString());
+    }
+
+    static String frac(long micros) {
+        if (micros == 0) {
+            return "";
+        }
+        return String.format(".%06d", micros);
+    }
+
+    static String time(long micros) {
+        String sign = micros < 0 ? "-" : "";
+        long m = Math.abs(micros);
+        long secs = m / 1_000_000L;
+        return String.format("%s%02d:%02d:%02d%s", sign, secs / 3600, (secs / 60) % 60, secs % 60, frac(m % 1_000_000L));
+    }
+
+    static String datetime(long micros) {
+        long secs = Math.floorDiv(micros, 1_000_000L);
+        long f = Math.floorMod(micros, 1_000_000L);
+        LocalDateTime t = LocalDateTime.ofEpochSecond(secs, 0, ZoneOffset.UTC);
+        return String.format("%04d-%02d-%02d %02d:%02d:%02d%s", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
+                t.getHour(), t.getMinute(), t.getSecond(), frac(f));
+    }
+
+    static String hex(byte[] b) {
+        StringBuilder sb = new StringBuilder(b.length * 2);
+        for (byte x : b) {
+            sb.append(Character.forDigit((x >> 4) & 15, 16)).append(Character.forDigit(x & 15, 16));
+        }
+        return sb.toString();
+    }
+}
