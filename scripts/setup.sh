@@ -6,6 +6,7 @@ pkgs=(build-essential cmake pkg-config libzstd-dev zstd libyaml-dev check libsub
       libmariadb-dev libssl-dev zlib1g-dev clang libclang-rt-14-dev
       # real clients of the fake primary (tests/clients/*.sh): the mariadb CLI,
       # a venv for PyMySQL, Node for mysql2, Java 17 + Maven for Connector/J
+      mariadb-server  # Maxwell's state store (consumers/maxwell starts its own mariadbd)
       chromium  # tests/html: report.html checked in headless Chromium (DevTools protocol)
       mariadb-client python3-venv nodejs openjdk-17-jdk-headless maven)
 missing=()
