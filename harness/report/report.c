@@ -244,7 +244,7 @@ int cdch_report_write_meta(cdch_run *r, const char *dir, const cdch_report_meta 
     rep_doc d;
     rep_doc_init(&d);
     int rc = -1;
-    if (rep_doc_add(&d, text, len, "report.json", dir, err) == 0 && rep_doc_sort(&d, err) == 0 &&
+    if (rep_doc_add(&d, text, len, "report.json", dir, err) == 0 && rep_doc_sort(&d, false, err) == 0 &&
         rep_write_file(dir, "report.json", w_json, &d, err) == 0)
         rc = 0;
     rep_doc_free(&d);
@@ -343,7 +343,7 @@ int cdch_report_merge(const char *out_dir, const char *const *inputs, size_t n, 
         if (rep_doc_load(&d, path, dir, err) != 0)
             goto out;
     }
-    if (rep_doc_sort(&d, err) != 0 || cdch_mkdirs(out_dir, err) != 0)
+    if (rep_doc_sort(&d, true, err) != 0 || cdch_mkdirs(out_dir, err) != 0)
         goto out;
     for (size_t i = 0; i < d.ncells; i++) {
         const char *rel = rep_str(d.cells[i], "cell_dir");

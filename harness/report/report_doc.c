@@ -251,7 +251,7 @@ static int by_key(const void *pa, const void *pb)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-int rep_doc_sort(rep_doc *d, cdch_err *err)
+int rep_doc_sort(rep_doc *d, bool reject_overlap, cdch_err *err)
 {
     size_t n = d->ncells;
     if (n == 0)
@@ -268,7 +268,7 @@ int rep_doc_sort(rep_doc *d, cdch_err *err)
     /* duplicates: by key (always), by index (when every cell has one) */
     qsort(s, n, sizeof *s, by_key);
     int rc = 0;
-    for (size_t i = 1; i < n && rc == 0; i++)
+    for (size_t i = 1; i < n && rc == 0 && reject_overlap; i++)
         if (key_cmp(s[i - 1].c, s[i].c) == 0)
             rc = cdch_err_set(err, "cell %s %s [%s] is twice in the input%s%s%s%s: overlapping shards",
                               rep_str(s[i].c, "consumer"), rep_str(s[i].c, "scenario"), rep_str(s[i].c, "mode"),
@@ -277,7 +277,7 @@ int rep_doc_sort(rep_doc *d, cdch_err *err)
     if (rc == 0 && all_index) {
         qsort(s, n, sizeof *s, by_index);
         for (size_t i = 1; i < n && rc == 0; i++)
-            if (s[i - 1].index == s[i].index)
+            if (reject_overlap && s[i - 1].index == s[i].index)
                 rc = cdch_err_set(err, "two cells have index %.0f (%s %s [%s] and %s %s [%s]): overlapping shards",
                                   s[i].index, rep_str(s[i - 1].c, "consumer"), rep_str(s[i - 1].c, "scenario"),
                                   rep_str(s[i - 1].c, "mode"), rep_str(s[i].c, "consumer"),

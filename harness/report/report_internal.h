@@ -44,9 +44,10 @@ void rep_doc_free(rep_doc *d);
 int rep_doc_add(rep_doc *d, const char *text, size_t len, const char *name, const char *src_dir, cdch_err *err);
 /* Read a report.json file and add it. */
 int rep_doc_load(rep_doc *d, const char *path, const char *src_dir, cdch_err *err);
-/* Sort the cells (see report.h); fails on two cells with the same
- * consumer, scenario and mode, or the same index. */
-int rep_doc_sort(rep_doc *d, cdch_err *err);
+/* Sort the cells (see report.h), stably; reject_overlap (merging shards):
+ * fail on two cells with the same consumer, scenario and mode, or the same
+ * index. (One run may hold such twins: a scenario given twice.) */
+int rep_doc_sort(rep_doc *d, bool reject_overlap, cdch_err *err);
 /* report.json, with totals recomputed. */
 int rep_doc_write_json(const rep_doc *d, FILE *f);
 

@@ -118,13 +118,24 @@ def main():
         for e in page.events("Runtime.exceptionThrown"):
             d = e["params"]["exceptionDetails"]
             bad.append("uncaught exception: %s" % (d.get("exception", {}).get("description") or d.get("text")))
+        notes = []  # warnings are shown, not failed on: a browser version may add deprecation notices
         for e in page.events("Runtime.consoleAPICalled"):
-            if e["params"]["type"] in ("error", "assert", "warning"):
-                bad.append("console.%s: %s" % (e["params"]["type"], " ".join(
-                    str(x.get("value", x.get("description", ""))) for x in e["params"]["args"])))
+            t = e["params"]["type"]
+            msg = "console.%s: %s" % (t, " ".join(str(x.get("value", x.get("description", "")))
+                                                  for x in e["params"]["args"]))
+            if t in ("error", "assert"):
+                bad.append(msg)
+            elif t == "warning":
+                notes.append(msg)
         for e in page.events("Log.entryAdded"):
-            if e["params"]["entry"]["level"] in ("error", "warning"):
-                bad.append("log %s: %s" % (e["params"]["entry"]["level"], e["params"]["entry"].get("text")))
+            entry = e["params"]["entry"]
+            msg = "log %s: %s" % (entry["level"], entry.get("text"))
+            if entry["level"] == "error":
+                bad.append(msg)
+            elif entry["level"] == "warning":
+                notes.append(msg)
+        for n in notes:
+            print("note: " + n)
         for e in page.events("Network.requestWillBeSent"):
             u = e["params"]["request"]["url"]
             if u.split("#")[0] != url and not u.startswith("data:"):
