@@ -11,6 +11,10 @@ package cdch;
 // on). Without it, a payload event reaches the listener as one wrapper and is ignored, as it is by
 // any listener written before compressed binlogs.
 //
+// Session mode (CDCH_SESSION=1, consumers/README.md "Session mode"): one JVM, start/stop lines on
+// stdin, a fresh BinaryLogClient (and fresh table-map/GTID state) per cell on its own thread; a
+// deserialization failure ends the cell with {"kind":"ended","status":1} instead of exiting.
+//
 // The same source compiles against every pinned version: only API present since shyiko 0.21.0 is
 // used directly.
 
@@ -49,10 +53,6 @@ import java.util.Map;
 
 public final class Main {
     private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-    private static final Map<Long, TableMapEventData> TABLES = new HashMap<>();
-    private static String gtid;
-    private static boolean unwrap;
-    private static volatile boolean stopping;
 
     static synchronized void emit(String line) {
         OUT.println(line);
@@ -64,74 +64,225 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
-        String version = env("CDCH_VERSION", "");
-        unwrap = version.contains("+unwrap");
-        BinaryLogClient client = new BinaryLogClient(env("CDCH_HOST", "127.0.0.1"),
-                Integer.parseInt(env("CDCH_PORT", "3306")), env("CDCH_USER", "root"), env("CDCH_PASSWORD", ""));
-        client.setServerId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
-        client.setKeepAlive(false);
-        String gtidSet = System.getenv("CDCH_GTID_SET");
-        if (gtidSet != null) {
-            client.setGtidSet(gtidSet);
-        } else {
-            // "" = the server's first binlog (without a file name the client would ask
-            // SHOW MASTER STATUS and start at the end)
-            client.setBinlogFilename(env("CDCH_START_FILE", ""));
-            client.setBinlogPosition(Long.parseLong(env("CDCH_START_POS", "4")));
+        if ("1".equals(System.getenv("CDCH_SESSION"))) {
+            session();
+            return;
         }
-        EventDeserializer deserializer = new EventDeserializer();
-        deserializer.setCompatibilityMode(EventDeserializer.CompatibilityMode.DATE_AND_TIME_AS_LONG_MICRO,
-                EventDeserializer.CompatibilityMode.CHAR_AND_BINARY_AS_BYTE_ARRAY);
-        client.setEventDeserializer(deserializer);
+        Cell cell = new Cell(System.getenv(), false);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> cell.stopping = true));
+        int status = cell.run();   // blocks, reading events on this thread
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
 
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopping = true));
-
-        client.registerLifecycleListener(new BinaryLogClient.LifecycleListener() {
-            public void onConnect(BinaryLogClient c) {
-                emit("{\"kind\":\"ready\"}");
-            }
-
-            public void onCommunicationFailure(BinaryLogClient c, Exception ex) {
-                error("communication failure: " + ex);
-            }
-
-            public void onEventDeserializationFailure(BinaryLogClient c, Exception ex) {
-                // an in-house consumer stops here: after a failure the stream is not trustworthy
-                // (shyiko <= 0.21.0 / zendesk <= 0.23.2 have consumed only the event header)
-                error("event deserialization failure: " + ex + (ex.getCause() != null ? " / " + ex.getCause() : ""));
-                System.exit(1);
-            }
-
-            public void onDisconnect(BinaryLogClient c) {
-            }
-        });
-        client.registerEventListener(event -> {
+    /** Session mode (consumers/README.md): start/stop lines on stdin, a fresh BinaryLogClient per cell. */
+    static void session() throws Exception {
+        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        Cell cur = null;
+        String line;
+        while ((line = in.readLine()) != null) {
+            Map<String, Object> m;
             try {
-                handle(client, event, null);
-            } catch (Exception ex) {
-                error("adapter: " + ex);
-                ex.printStackTrace();
+                m = SessionLine.parse(line.trim());
+            } catch (RuntimeException ex) {
+                System.err.println("adapter: bad session line: " + line);
+                continue;
             }
-        });
-        try {
-            client.connect();   // blocks, reading events on this thread
-        } catch (Exception ex) {
-            error("connect: " + ex);
-            System.exit(1);
+            if (m == null) {
+                continue;
+            }
+            String kind = String.valueOf(m.get("kind"));
+            String id = m.get("cell") == null ? "" : String.valueOf(m.get("cell"));
+            if (kind.equals("start")) {
+                if (cur != null) {
+                    cur.stop();
+                }
+                Map<String, String> env = new HashMap<>();
+                Object e = m.get("env");
+                if (e instanceof Map) {
+                    for (Map.Entry<?, ?> kv : ((Map<?, ?>) e).entrySet()) {
+                        env.put(String.valueOf(kv.getKey()), kv.getValue() == null ? null : String.valueOf(kv.getValue()));
+                    }
+                }
+                // the session's own environment has CDCH_VERSION; a cell's env may repeat it
+                if (!env.containsKey("CDCH_VERSION") && System.getenv("CDCH_VERSION") != null) {
+                    env.put("CDCH_VERSION", System.getenv("CDCH_VERSION"));
+                }
+                Cell c = new Cell(env, true);
+                c.id = id;
+                cur = c;
+                Thread t = new Thread(() -> {
+                    int status = c.run();
+                    synchronized (c) {
+                        c.done = true;
+                        if (!c.stopping) {
+                            c.ended = true;
+                            emit("{\"kind\":\"ended\",\"cell\":" + str(c.id) + ",\"status\":" + status + "}");
+                        }
+                        c.notifyAll();
+                    }
+                }, "cdch-cell-" + id);
+                t.setDaemon(true);
+                c.thread = t;
+                t.start();
+            } else if (kind.equals("stop")) {
+                if (cur != null) {
+                    cur.stop();
+                    cur = null;
+                }
+                emit("{\"kind\":\"stopped\",\"cell\":" + str(id) + "}");
+            }
         }
-        if (!stopping) {
-            error("client disconnected");
-            System.exit(1);
+        if (cur != null) {
+            cur.stop();
         }
+        System.exit(0);
     }
 
-    static String env(String k, String d) {
-        String v = System.getenv(k);
-        return v == null || v.isEmpty() ? d : v;
-    }
+    /** One consumer run: a BinaryLogClient with the cell's settings (one-shot: the process env). */
+    static final class Cell {
+        final Map<String, String> env;
+        final boolean session;
+        final Map<Long, TableMapEventData> tables = new HashMap<>();
+        String gtid;
+        boolean unwrap;
+        volatile boolean stopping;
+        boolean done;
+        boolean ended;
+        String id;
+        Thread thread;
+        volatile BinaryLogClient client;
 
-    // outer: the TRANSACTION_PAYLOAD event that carried this one (its header gives the position)
-    static void handle(BinaryLogClient client, Event event, Event outer) throws Exception {
+        Cell(Map<String, String> env, boolean session) {
+            this.env = env;
+            this.session = session;
+        }
+
+        String env(String k, String d) {
+            String v = env.get(k);
+            return v == null || v.isEmpty() ? d : v;
+        }
+
+        /** Stops the client (session mode) and waits for its thread, at most 5 s. */
+        void stop() {
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                stopping = true;
+            }
+            BinaryLogClient c = client;
+            if (c != null) {
+                try {
+                    c.disconnect();
+                } catch (Exception ex) {
+                    System.err.println("adapter: disconnect: " + ex);
+                }
+            }
+            synchronized (this) {
+                long until = System.currentTimeMillis() + 5000;
+                while (!done && System.currentTimeMillis() < until) {
+                    try {
+                        wait(200);
+                    } catch (InterruptedException ignored) {
+                        break;
+                    }
+                }
+            }
+            if (!done) {
+                System.err.println("adapter: client thread did not end within 5 s");
+            }
+        }
+
+        /** Runs the client until it disconnects; returns the exit status a one-shot run has. */
+        int run() {
+            String version = env("CDCH_VERSION", "");
+            unwrap = version.contains("+unwrap");
+            BinaryLogClient client = new BinaryLogClient(env("CDCH_HOST", "127.0.0.1"),
+                    Integer.parseInt(env("CDCH_PORT", "3306")), env("CDCH_USER", "root"), env("CDCH_PASSWORD", ""));
+            this.client = client;
+            client.setServerId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
+            client.setKeepAlive(false);
+            String gtidSet = env.get("CDCH_GTID_SET");
+            if (gtidSet != null) {
+                client.setGtidSet(gtidSet);
+            } else {
+                // "" = the server's first binlog (without a file name the client would ask
+                // SHOW MASTER STATUS and start at the end)
+                client.setBinlogFilename(env("CDCH_START_FILE", ""));
+                client.setBinlogPosition(Long.parseLong(env("CDCH_START_POS", "4")));
+            }
+            EventDeserializer deserializer = new EventDeserializer();
+            deserializer.setCompatibilityMode(EventDeserializer.CompatibilityMode.DATE_AND_TIME_AS_LONG_MICRO,
+                    EventDeserializer.CompatibilityMode.CHAR_AND_BINARY_AS_BYTE_ARRAY);
+            client.setEventDeserializer(deserializer);
+            final int[] failed = {0};
+
+            client.registerLifecycleListener(new BinaryLogClient.LifecycleListener() {
+                public void onConnect(BinaryLogClient c) {
+                    emit("{\"kind\":\"ready\"}");
+                }
+
+                public void onCommunicationFailure(BinaryLogClient c, Exception ex) {
+                    if (!stopping) {
+                        error("communication failure: " + ex);
+                    }
+                }
+
+                public void onEventDeserializationFailure(BinaryLogClient c, Exception ex) {
+                    // an in-house consumer stops here: after a failure the stream is not trustworthy
+                    // (shyiko <= 0.21.0 / zendesk <= 0.23.2 have consumed only the event header)
+                    error("event deserialization failure: " + ex + (ex.getCause() != null ? " / " + ex.getCause() : ""));
+                    if (!session) {
+                        System.exit(1);
+                    }
+                    failed[0] = 1;
+                    Thread d = new Thread(() -> {
+                        try {
+                            c.disconnect();
+                        } catch (Exception ignored) {
+                        }
+                    });
+                    d.setDaemon(true);
+                    d.start();
+                }
+
+                public void onDisconnect(BinaryLogClient c) {
+                }
+            });
+            client.registerEventListener(event -> {
+                if (failed[0] != 0) {
+                    return;
+                }
+                try {
+                    handle(client, event, null);
+                } catch (Exception ex) {
+                    error("adapter: " + ex);
+                    ex.printStackTrace();
+                }
+            });
+            try {
+                client.connect();   // blocks, reading events on this thread
+            } catch (Exception ex) {
+                if (stopping) {
+                    return 0;
+                }
+                error("connect: " + ex);
+                return 1;
+            }
+            if (failed[0] != 0) {
+                return 1;
+            }
+            if (!stopping) {
+                error("client disconnected");
+                return 1;
+            }
+            return 0;
+        }
+
+        // outer: the TRANSACTION_PAYLOAD event that carried this one (its header gives the position)
+        void handle(BinaryLogClient client, Event event, Event outer) throws Exception {
         EventHeader header = event.getHeader();
         EventType type = header.getEventType();
         EventData data = event.getData();
@@ -159,25 +310,25 @@ public final class Main {
         }
         if (data instanceof TableMapEventData) {
             TableMapEventData tm = (TableMapEventData) data;
-            TABLES.put(tm.getTableId(), tm);
+            tables.put(tm.getTableId(), tm);
             return;
         }
         if (data instanceof WriteRowsEventData) {
             WriteRowsEventData w = (WriteRowsEventData) data;
-            TableMapEventData tm = TABLES.get(w.getTableId());
+            TableMapEventData tm = tables.get(w.getTableId());
             for (Serializable[] row : w.getRows()) {
                 row(client, outer != null ? outer : event, "insert", tm, null, null, w.getIncludedColumns(), row);
             }
         } else if (data instanceof UpdateRowsEventData) {
             UpdateRowsEventData u = (UpdateRowsEventData) data;
-            TableMapEventData tm = TABLES.get(u.getTableId());
+            TableMapEventData tm = tables.get(u.getTableId());
             for (Map.Entry<Serializable[], Serializable[]> r : u.getRows()) {
                 row(client, outer != null ? outer : event, "update", tm, u.getIncludedColumnsBeforeUpdate(), r.getKey(),
                         u.getIncludedColumns(), r.getValue());
             }
         } else if (data instanceof DeleteRowsEventData) {
             DeleteRowsEventData d = (DeleteRowsEventData) data;
-            TableMapEventData tm = TABLES.get(d.getTableId());
+            TableMapEventData tm = tables.get(d.getTableId());
             for (Serializable[] row : d.getRows()) {
                 row(client, outer != null ? outer : event, "delete", tm, d.getIncludedColumns(), row, null, null);
             }
@@ -197,7 +348,7 @@ public final class Main {
         return null;
     }
 
-    static void row(BinaryLogClient client, Event posEvent, String op, TableMapEventData tm,
+        void row(BinaryLogClient client, Event posEvent, String op, TableMapEventData tm,
                     BitSet beforeCols, Serializable[] before, BitSet afterCols, Serializable[] after) {
         StringBuilder sb = new StringBuilder();
         sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(str(tm == null ? null : tm.getDatabase()))
@@ -214,6 +365,7 @@ public final class Main {
         }
         sb.append(",\"pos\":{\"file\":").append(str(client.getBinlogFilename())).append(",\"pos\":").append(pos).append("}}");
         emit(sb.toString());
+    }
     }
 
     static String image(TableMapEventData tm, BitSet cols, Serializable[] values) {
@@ -461,5 +613,115 @@ public final class Main {
             }
         }
         return sb.append('"').toString();
+    }
+
+    /** The session protocol's lines: a JSON object whose values are strings or objects of strings. */
+    static final class SessionLine {
+        final String s;
+        int i;
+
+        SessionLine(String s) {
+            this.s = s;
+        }
+
+        static Map<String, Object> parse(String line) {
+            if (line.isEmpty()) {
+                return null;
+            }
+            SessionLine p = new SessionLine(line);
+            Map<String, Object> m = p.object();
+            p.ws();
+            if (p.i != line.length()) {
+                throw new IllegalArgumentException("trailing text");
+            }
+            return m;
+        }
+
+        void ws() {
+            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+        }
+
+        char next() {
+            ws();
+            if (i >= s.length()) {
+                throw new IllegalArgumentException("unexpected end");
+            }
+            return s.charAt(i);
+        }
+
+        Map<String, Object> object() {
+            if (next() != '{') {
+                throw new IllegalArgumentException("object expected");
+            }
+            i++;
+            Map<String, Object> m = new HashMap<>();
+            if (next() == '}') {
+                i++;
+                return m;
+            }
+            while (true) {
+                String k = string();
+                if (next() != ':') {
+                    throw new IllegalArgumentException(": expected");
+                }
+                i++;
+                char c = next();
+                Object v;
+                if (c == '{') {
+                    v = object();
+                } else if (c == '"') {
+                    v = string();
+                } else {
+                    int st = i;
+                    while (i < s.length() && ",}".indexOf(s.charAt(i)) < 0) {
+                        i++;
+                    }
+                    String w = s.substring(st, i).trim();
+                    v = w.equals("null") ? null : w;
+                }
+                m.put(k, v);
+                c = next();
+                i++;
+                if (c == '}') {
+                    return m;
+                }
+                if (c != ',') {
+                    throw new IllegalArgumentException(", expected");
+                }
+            }
+        }
+
+        String string() {
+            if (next() != '"') {
+                throw new IllegalArgumentException("string expected");
+            }
+            i++;
+            StringBuilder sb = new StringBuilder();
+            while (true) {
+                if (i >= s.length()) {
+                    throw new IllegalArgumentException("unterminated string");
+                }
+                char c = s.charAt(i++);
+                if (c == '"') {
+                    return sb.toString();
+                }
+                if (c == '\\') {
+                    char e = s.charAt(i++);
+                    switch (e) {
+                        case 'n': sb.append('\n'); break;
+                        case 'r': sb.append('\r'); break;
+                        case 't': sb.append('\t'); break;
+                        case 'b': sb.append('\b'); break;
+                        case 'f': sb.append('\f'); break;
+                        case 'u': sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
+                        default: sb.append(e);
+                    }
+                } else {
+                    sb.append(c);
+                }
+            }
+        }
     }
 }
