@@ -578,6 +578,7 @@ public final class MaxwellAdapter {
             String install = find("mariadb-install-db", "/usr/bin", "/usr/sbin");
             if (mariadbd == null || install == null)
                 throw new IOException("mariadbd / mariadb-install-db not found (Debian package mariadb-server)");
+            removeStale();
             MariaDb m = new MariaDb();
             // the socket path must stay short (108 bytes)
             Path base = stateDir != null && !stateDir.isEmpty() && stateDir.length() < 60 ? Paths.get(stateDir) : null;
@@ -647,6 +648,35 @@ public final class MaxwellAdapter {
             err.println(log);
             m.removeDir();
             throw new IOException("mariadbd did not come up: " + last);
+        }
+
+        /**
+         * Session data directories left behind by a JVM that died without its shutdown hook
+         * (Maxwell 1.22.6 calls Runtime.halt(1) when its shutdown stalls): removed when their
+         * mariadbd is gone and they are older than 10 minutes.
+         */
+        static void removeStale() {
+            File tmp = new File(System.getProperty("java.io.tmpdir"));
+            File[] old = tmp.listFiles((d, n) -> n.startsWith("cdch-maxwell-db"));
+            if (old == null)
+                return;
+            for (File d : old) {
+                if (System.currentTimeMillis() - d.lastModified() < 600000)
+                    continue;
+                try {
+                    Path pid = d.toPath().resolve("pid");
+                    if (Files.exists(pid)) {
+                        long p = Long.parseLong(new String(Files.readAllBytes(pid), StandardCharsets.US_ASCII).trim());
+                        if (ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false))
+                            continue;
+                    }
+                    MariaDb gone = new MariaDb();
+                    gone.dir = d.toPath();
+                    gone.removeDir();
+                } catch (Exception e) {
+                    // leave it
+                }
+            }
         }
 
         static void run(List<String> cmd, Path log) throws Exception {
