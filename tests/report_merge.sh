@@ -43,7 +43,8 @@ TMP = re.compile(r"/cdch-run-[A-Za-z0-9]{6}/")
 def norm_report(r):
     r.pop("generated", None)
     for c in r["cells"]:
-        c.pop("seconds", None)
+        for k in ("seconds", "startup_seconds", "launched"):  # timings, and whether a session was warm
+            c.pop(k, None)
     return json.loads(TMP.sub("/cdch-run-X/", json.dumps(r, ensure_ascii=False)))
 def text(p):
     return open(p, encoding="utf-8").read()

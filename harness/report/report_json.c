@@ -145,7 +145,8 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
             p += n + (nl ? 1 : 0);
         }
         fputc(']', f);
-        fprintf(f, ",\"seconds\":%.3f", c->seconds);
+        fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"launched\":%s", c->seconds, c->startup_seconds,
+                c->launched ? "true" : "false");
         KV_STR(f, "stop", cdch_stop_reason_name(c->stop));
         fprintf(f, ",\"exit_status\":%d,\"exit_signal\":%d,\"ready\":%s", c->exit_status, c->exit_signal,
                 c->got_ready ? "true" : "false");
