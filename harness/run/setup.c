@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,105 @@
 #include <unistd.h>
 
 #include "proc.h"
+
+#include <dirent.h>
+
+/* ---- the adapter's fingerprint: setup reruns when the family's folder changed ---------- */
+
+typedef struct fplist {
+    char **paths;
+    size_t n, cap;
+} fplist;
+
+static void fp_walk(const char *root, const char *rel, fplist *l)
+{
+    char dirp[PATH_MAX];
+    snprintf(dirp, sizeof dirp, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(dirp);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        /* hidden files and what tools write next to sources are not the adapter */
+        if (n[0] == '.' || strcmp(n, "__pycache__") == 0 || strcmp(n, "node_modules") == 0 ||
+            strcmp(n, "target") == 0)
+            continue;
+        char r[PATH_MAX], full[PATH_MAX * 2];
+        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", n);
+        snprintf(full, sizeof full, "%s/%s", root, r);
+        struct stat st;
+        if (lstat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            fp_walk(root, r, l);
+        } else if (S_ISREG(st.st_mode)) {
+            if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 64;
+                char **np = realloc(l->paths, cap * sizeof *np);
+                if (!np)
+                    break;
+                l->paths = np;
+                l->cap = cap;
+            }
+            l->paths[l->n] = strdup(r);
+            if (l->paths[l->n])
+                l->n++;
+        }
+    }
+    closedir(d);
+}
+
+static int fp_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* FNV-1a over the sorted relative paths and contents of every file of the
+ * family's folder, and the version: "v1 <hex>". */
+static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, char *out, size_t outsz)
+{
+    fplist l = {NULL, 0, 0};
+    fp_walk(m->dir, "", &l);
+    qsort(l.paths, l.n, sizeof *l.paths, fp_cmp);
+    uint64_t h = 1469598103934665603ull;
+    h = fnv(h, v->version, strlen(v->version) + 1);
+    for (size_t i = 0; i < l.n; i++) {
+        h = fnv(h, l.paths[i], strlen(l.paths[i]) + 1);
+        char full[PATH_MAX * 2];
+        snprintf(full, sizeof full, "%s/%s", m->dir, l.paths[i]);
+        FILE *f = fopen(full, "rb");
+        if (f) {
+            char buf[65536];
+            size_t k;
+            while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+                h = fnv(h, buf, k);
+            fclose(f);
+        }
+        free(l.paths[i]);
+    }
+    free(l.paths);
+    snprintf(out, outsz, "v1 %016llx\n", (unsigned long long)h);
+}
+
+static bool stamp_matches(const char *stamp, const char *want)
+{
+    FILE *f = fopen(stamp, "rb");
+    if (!f)
+        return false;
+    char got[64] = "";
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = '\0';
+    return strcmp(got, want) == 0;
+}
 
 void cdch_setup_cache_root(char *out, size_t outsz)
 {
@@ -130,8 +230,13 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
     while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
     }
     int rc = 0;
-    if (exists(stamp))
-        goto done;
+    char fp[64];
+    fingerprint(m, v, fp, sizeof fp);
+    if (stamp_matches(stamp, fp))
+        goto done; /* installed, and the adapter has not changed since */
+    if (exists(stamp) && log_to)
+        fprintf(log_to, "setup %s@%s: the adapter in %s changed since it was installed; installing again\n",
+                m->family, v->version, m->dir);
     cdch_rm_tree(dir);
     if (mkdir(dir, 0755) != 0) {
         rc = cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
@@ -143,6 +248,7 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
             rc = cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
             goto done;
         }
+        fputs(fp, s);
         fclose(s);
         goto done;
     }
@@ -220,6 +326,7 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
         rc = cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
         goto done;
     }
+    fputs(fp, s);
     fclose(s);
 done:
     flock(lfd, LOCK_UN);

@@ -6,8 +6,12 @@
  * arguments VERSION CACHE_DIR appended, and CDCH_VERSION/CDCH_CACHE in its
  * environment), a `.ok` stamp in it when setup exited 0, and the log
  *   <cache root>/<family>/<version>.setup.log
- * next to it (stdout and stderr of the setup command). A version without a
- * stamp is set up again from an empty directory. Concurrent harness runs
+ * next to it (stdout and stderr of the setup command). The stamp holds a
+ * fingerprint of the family's folder (every file but hidden ones,
+ * __pycache__, node_modules, target) and the version: a version without a
+ * stamp, or whose adapter changed since (an edited adapter, manifest or
+ * setup script, e.g. after a git pull into a CI machine's warm cache), is
+ * set up again from an empty directory. Concurrent harness runs
  * serialise on <cache root>/<family>/<version>.lock (flock).
  */
 #ifndef CDCH_SETUP_H
