@@ -279,14 +279,39 @@ public final class MaxwellAdapter {
                 return 0;
             if (failure != null) {
                 failure.printStackTrace(err);
-                emitError("maxwell stopped: " + failure);
+                if (!errorReported)
+                    emitError("maxwell stopped: " + failure);
             } else {
                 emitError("maxwell stopped by itself");
             }
             return 1;
         }
 
+        volatile boolean errorReported;
+
         void startAsync() {
+            // Maxwell 1.22.6 records a fatal error (e.g. a DDL parse error) in its context, then its
+            // shutdown can stall inside the binlog client's disconnect; report the error as soon as
+            // it is recorded so the outcome does not depend on that race.
+            Thread watch = new Thread(() -> {
+                while (!finished && !stopping) {
+                    CellMaxwell m = maxwell;
+                    Exception e = m != null ? m.error() : null;
+                    if (e != null && !(e instanceof StopRequested) && !stopping) {
+                        errorReported = true;
+                        e.printStackTrace(err);
+                        emitError("maxwell stopped: " + e);
+                        return;
+                    }
+                    try {
+                        Thread.sleep(100);
+                    } catch (InterruptedException ie) {
+                        return;
+                    }
+                }
+            }, "cdch-watch-" + id);
+            watch.setDaemon(true);
+            watch.start();
             thread = new Thread(() -> {
                 int status = runToEnd();
                 if (!stopping) {
