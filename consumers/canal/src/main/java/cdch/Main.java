@@ -16,9 +16,10 @@ package cdch;
 // SET -> BIT); printed as such (the harness accepts indexes/bitmaps).
 //
 // Errors: Canal never stops by itself; AbstractEventParser's parse thread logs "dump address ...
-// has an error, retrying", sleeps 10-20 s and dumps again from its last position. The adapter
-// prints each such failure as {"kind":"error"} (the ParserExceptionHandler hook) and lets Canal
-// go on retrying, as a Canal instance would.
+// has an error, retrying", sleeps 10-20 s and dumps again from its last position; a failure in
+// the parallel parser threads is only logged (ERROR) until the next event is published. The
+// adapter prints every ERROR Canal logs during a cell as {"kind":"error"} (ErrorLines, the
+// operator's view) and lets Canal go on retrying, as a Canal instance would.
 //
 // Session mode (CDCH_SESSION=1): one JVM, a fresh MysqlEventParser per cell (consumers/README.md).
 
@@ -58,6 +59,14 @@ public final class Main {
     static synchronized void emit(String line) {
         OUT.println(line);
         OUT.flush();
+    }
+
+    private static volatile Cell current;
+
+    /** A cell is running and not being stopped (ErrorLines forwards Canal's ERROR logs then). */
+    static boolean cellActive() {
+        Cell c = current;
+        return c != null && !c.stopped;
     }
 
     public static void main(String[] args) throws Exception {
@@ -149,6 +158,7 @@ public final class Main {
         }
 
         void start() {
+            current = this;
             parser = new MysqlEventParser() {
                 @Override
                 protected ErosaConnection buildErosaConnection() {
@@ -191,16 +201,8 @@ public final class Main {
             MemoryLogPositionManager positions = new MemoryLogPositionManager();
             positions.start();   // the parser does not start it (its map is made in start())
             parser.setLogPositionManager(positions);
-            parser.setParserExceptionHandler(e -> {
-                if (!stopped) {
-                    Throwable root = e;
-                    while (root.getCause() != null && root.getCause() != root) {
-                        root = root.getCause();
-                    }
-                    emit("{\"kind\":\"error\",\"message\":" + str("canal dump error, retrying: " + e
-                            + (root != e ? " / " + root : "")) + "}");
-                }
-            });
+            // dump failures reach ParserExceptionHandler too, but Canal has already logged them
+            // at ERROR ("dump address ... has an error, retrying"): ErrorLines prints those.
             parser.setEventSink(new AbstractCanalEventSink<List<Entry>>() {
                 public boolean sink(List<Entry> entries, InetSocketAddress remote, String destination) {
                     if (stopped) {
