@@ -83,7 +83,87 @@ public final class Main {
         System.err.flush();
     }
 
+    // The consumer's own fatal log lines, reported as soon as they are written: Debezium 1.x's
+    // legacy reader logs "Error during binlog processing" when the binlog client fails to
+    // deserialize an event ("Unknown event type 40"), but the engine reports the failure only
+    // after its task has stopped, which waits on BinaryLogClient.disconnect()'s connect lock
+    // (tens of seconds in 1.2/1.4). The line goes out as {"kind":"error"} right away.
+    // A dropped connection logs the same ERROR line, followed within the same stack trace by an
+    // EOF / socket error: those are not reported (the engine is restarted instead).
+    static final String[] FATAL_LOG = {"Error during binlog processing"};
+    static final java.util.regex.Pattern RECOVERABLE = java.util.regex.Pattern.compile(
+            "EOFException|SocketException|Failed to read remaining|Connection reset|Broken pipe|Socket closed");
+    static volatile Cell LIVE;
+
+    static final class StderrWatch extends java.io.OutputStream {
+        private final PrintStream err;
+        private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+
+        StderrWatch(PrintStream err) {
+            this.err = err;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            err.write(b);
+            if (b == '\n') {
+                check(line.toString(StandardCharsets.UTF_8));
+                line.reset();
+            } else if (line.size() < 4000) {
+                line.write(b);
+            }
+        }
+
+        @Override
+        public void flush() {
+            err.flush();
+        }
+
+        private String pending;      // a fatal-looking ERROR line, judged by what follows
+        private long pendingAt;
+
+        private void check(String l) {
+            Cell c = LIVE;
+            if (c == null || c.fatalReported || c.stopRequested) {
+                pending = null;
+                return;
+            }
+            if (pending != null && RECOVERABLE.matcher(l).find()) {
+                pending = null;   // the connection dropped: the engine restarts (see Cell)
+                return;
+            }
+            for (String f : FATAL_LOG) {
+                if (l.contains(f) && l.contains("ERROR") && pending == null) {
+                    pending = l.trim();
+                    pendingAt = System.nanoTime();
+                    final String mine = pending;
+                    Thread t = new Thread(() -> {
+                        try {
+                            Thread.sleep(1500);
+                        } catch (InterruptedException ignored) {
+                            return;
+                        }
+                        synchronized (StderrWatch.this) {
+                            Cell cc = LIVE;
+                            if (pending == mine && cc == c && !c.fatalReported && !c.stopRequested) {
+                                c.fatalReported = true;
+                                emitError("consumer log: " + mine);
+                            }
+                            if (pending == mine) {
+                                pending = null;
+                            }
+                        }
+                    });
+                    t.setDaemon(true);
+                    t.start();
+                    return;
+                }
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        System.setErr(new PrintStream(new StderrWatch(System.err), true, StandardCharsets.UTF_8));
         String level = System.getenv("CDCH_DBZ_LOG");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level == null ? "warn" : level.toLowerCase());
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
@@ -203,6 +283,7 @@ public final class Main {
         final Map<String, String> env;
         final String prefix;
         volatile boolean stopRequested;
+        volatile boolean fatalReported;
         boolean endedReported;
         volatile DebeziumEngine<ChangeEvent<String, String>> engine;
         final CountDownLatch ended = new CountDownLatch(1);
@@ -241,6 +322,7 @@ public final class Main {
         }
 
         int run() {
+            LIVE = this;
             try {
                 return runEngines();
             } catch (Throwable t) {
@@ -268,10 +350,23 @@ public final class Main {
                 seeded = seedOffsets(state + "/offsets.dat", prefix, "", 4);
             }
             for (int attempt = 0; ; attempt++) {
-                Properties p = props(ver, state);
                 if (attempt > 0) {
-                    seeded = false;
+                    log("stored offset at restart: " + storedOffset(state + "/offsets.dat"));
                 }
+                if (attempt > 0 && seeded) {
+                    // restart while the stored offset still says file "" (nothing committed
+                    // past the seed: 3.6's async engine drops the queued batch when the
+                    // producer fails): no_data would reject it ("Filename does not have an
+                    // extension"), so recovery again
+                    seeded = storedFileEmpty(state + "/offsets.dat");
+                    if (seeded) {
+                        // and the history written since would be compared with file "" on
+                        // recovery (BinlogHistoryRecordComparator: "Filename does not have an
+                        // extension"): nothing was committed, so start over as the first start did
+                        new java.io.File(state + "/schema-history.dat").delete();
+                    }
+                }
+                Properties p = props(ver, state);
                 final Object[] result = new Object[3];
                 final CountDownLatch done = new CountDownLatch(1);
                 DebeziumEngine<ChangeEvent<String, String>> e = DebeziumEngine.create(Json.class)
@@ -407,6 +502,35 @@ public final class Main {
             }
         }
         return r;
+    }
+
+    @SuppressWarnings("unchecked")
+    static String storedOffset(String path) {
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.FileInputStream(path))) {
+            StringBuilder sb = new StringBuilder();
+            for (byte[] v : ((Map<byte[], byte[]>) in.readObject()).values()) {
+                sb.append(v == null ? "null" : new String(v, StandardCharsets.UTF_8));
+            }
+            return sb.toString();
+        } catch (Exception ex) {
+            return "(none: " + ex + ")";
+        }
+    }
+
+    // Whether the offset file's value names binlog file "" (the seed, or an offset derived from it).
+    @SuppressWarnings("unchecked")
+    static boolean storedFileEmpty(String path) {
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.FileInputStream(path))) {
+            Map<byte[], byte[]> raw = (Map<byte[], byte[]>) in.readObject();
+            for (byte[] v : raw.values()) {
+                if (v != null && JSON.readTree(v).path("file").asText("").isEmpty()) {
+                    return true;
+                }
+            }
+        } catch (Exception ex) {
+            log("cannot read " + path + ": " + ex);
+        }
+        return false;
     }
 
     static boolean hasNever(int[] ver) {
