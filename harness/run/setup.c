@@ -41,6 +41,10 @@ static void fp_walk(const char *root, const char *rel, fplist *l)
         if (n[0] == '.' || strcmp(n, "__pycache__") == 0 || strcmp(n, "node_modules") == 0 ||
             strcmp(n, "target") == 0)
             continue;
+        /* the manifest's expectations change often and do not change what setup builds; its
+         * setup command is hashed on its own */
+        if (!*rel && strcmp(n, "manifest.yaml") == 0)
+            continue;
         char r[PATH_MAX], full[PATH_MAX * 2];
         snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", n);
         snprintf(full, sizeof full, "%s/%s", root, r);
@@ -87,6 +91,8 @@ static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, 
     qsort(l.paths, l.n, sizeof *l.paths, fp_cmp);
     uint64_t h = 1469598103934665603ull;
     h = fnv(h, v->version, strlen(v->version) + 1);
+    for (size_t i = 0; i < m->nsetup; i++)
+        h = fnv(h, m->setup[i], strlen(m->setup[i]) + 1);
     for (size_t i = 0; i < l.n; i++) {
         h = fnv(h, l.paths[i], strlen(l.paths[i]) + 1);
         char full[PATH_MAX * 2];

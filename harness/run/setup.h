@@ -8,7 +8,8 @@
  *   <cache root>/<family>/<version>.setup.log
  * next to it (stdout and stderr of the setup command). The stamp holds a
  * fingerprint of the family's folder (every file but hidden ones,
- * __pycache__, node_modules, target) and the version: a version without a
+ * __pycache__, node_modules, target and manifest.yaml, whose expectations
+ * change often), the setup command and the version: a version without a
  * stamp, or whose adapter changed since (an edited adapter, manifest or
  * setup script, e.g. after a git pull into a CI machine's warm cache), is
  * set up again from an empty directory. Concurrent harness runs
