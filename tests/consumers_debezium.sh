@@ -39,5 +39,5 @@ if len(cells) != 34:
     sys.exit(1)
 print(f"{ok} passed, {len(cells) - ok} failed")
 PY
-py[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]; rc=$?
+pyrc=$?
 [ $rc -eq 0 ] && [ $pyrc -eq 0 ]
