@@ -88,7 +88,7 @@ assert t["cells"] == 12 and t["compression_regressions"] == 3 and t["not_as_expe
 fd = {(c["consumer"], c["mode"]): c["first_difference"] for c in r["cells"]}
 assert fd[("cdcharness-ref@builtin", "compressed")] is None
 skip = fd[("broken-skip@1", "compressed")]
-assert skip["kind"] == "missing" and skip["txn"] == 5 and skip["observed"] is None and skip["expected"]["txn"] == 5, skip
+assert skip["kind"] == "missing" and skip["txn"] == 6 and skip["observed"] is None and skip["expected"]["txn"] == 6, skip
 val = fd[("broken-value@1", "uncompressed")]
 assert val["kind"] == "mismatch" and val["column"] == "note" and val["expected"]["after"]["note"] == "changed" \
     and val["observed"]["after"]["note"] == "CHANGED", val

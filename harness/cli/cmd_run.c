@@ -55,6 +55,9 @@ static void run_usage(FILE *f)
             "  --consumers-dir D  where consumer families live (repeatable; default:\n"
             "                     $CDCH_CONSUMERS (':'-separated), ./consumers, or the source tree's)\n"
             "  --keep-streams     keep the generated streams (their path is printed)\n"
+            "  --no-watermark     do not end each stream with the watermark insert (a MyISAM\n"
+            "                     row every consumer sees; harness/run/watermark.h): cells then\n"
+            "                     stop only on idleness, and the stream is the scenario's alone\n"
             "  --quiet            no progress lines on stderr\n"
             "\n"
             "Setup of each version runs once into $CDCH_CACHE (default ~/.cache/cdcharness).\n"
@@ -142,7 +145,7 @@ int cmd_run(int argc, char **argv)
 {
     enum {
         O_EXPECT_FILE = 256, O_BASELINE, O_REPORT_DIR, O_CONSUMERS_DIR, O_KEEP, O_QUIET, O_GRACE, O_SETUP_TIMEOUT,
-        O_IDLE
+        O_IDLE, O_NO_WATERMARK
     };
     static const struct option opts[] = {
         {"consumer", required_argument, NULL, 'c'},
@@ -158,6 +161,7 @@ int cmd_run(int argc, char **argv)
         {"report-dir", required_argument, NULL, O_REPORT_DIR},
         {"consumers-dir", required_argument, NULL, O_CONSUMERS_DIR},
         {"keep-streams", no_argument, NULL, O_KEEP},
+        {"no-watermark", no_argument, NULL, O_NO_WATERMARK},
         {"quiet", no_argument, NULL, O_QUIET},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -197,6 +201,7 @@ int cmd_run(int argc, char **argv)
                 dirs[nd++] = optarg;
             break;
         case O_KEEP: ro.keep_streams = true; break;
+        case O_NO_WATERMARK: ro.watermark = false; break;
         case O_QUIET: ro.progress = NULL; break;
         case 'j': {
             char *end;
@@ -302,7 +307,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "cdcharness run: report: %s\n", err.msg);
         rc = CDCH_EXIT_BAD_INPUT;
     } else if (ro.progress) {
-        fprintf(stderr, "reports: %s/{report.json,junit.xml,summary.md}\n", report_dir);
+        fprintf(stderr, "reports: %s/{report.html,report.json,junit.xml,summary.md}\n", report_dir);
     }
     if (unmet)
         rc = CDCH_EXIT_BAD_INPUT;

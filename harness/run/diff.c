@@ -1165,6 +1165,7 @@ static void build_txns(ctx *c)
                 t->start = loc->start;
                 t->body_pos = loc->body_pos;
                 t->body_type = loc->body_type;
+                t->partial_rows = loc->partial_rows;
             }
         }
         c->txn_of[i] = c->ntxns - 1;
@@ -1425,10 +1426,14 @@ void cdch_diff_free(cdch_diff *d)
 
 void cdch_diff_txn_where(const cdch_diff_txn *t, char *buf, size_t bufsz)
 {
+    int n;
     if (t->body_type)
-        snprintf(buf, bufsz, "%s at %s:%llu, txn %llu..%llu", cdch_event_type_name(t->body_type),
-                 t->file ? t->file : "?", (unsigned long long)t->body_pos, (unsigned long long)t->start,
-                 (unsigned long long)t->end);
+        n = snprintf(buf, bufsz, "%s at %s:%llu, txn %llu..%llu", cdch_event_type_name(t->body_type),
+                     t->file ? t->file : "?", (unsigned long long)t->body_pos, (unsigned long long)t->start,
+                     (unsigned long long)t->end);
     else
-        snprintf(buf, bufsz, "ending at %s:%llu", t->file ? t->file : "?", (unsigned long long)t->end);
+        n = snprintf(buf, bufsz, "ending at %s:%llu", t->file ? t->file : "?", (unsigned long long)t->end);
+    if (t->partial_rows && n > 0 && (size_t)n < bufsz)
+        snprintf(buf + n, bufsz - (size_t)n, ", with %u PARTIAL_UPDATE_ROWS event%s (type 39, PARTIAL_JSON)",
+                 (unsigned)t->partial_rows, t->partial_rows == 1 ? "" : "s");
 }

@@ -101,6 +101,7 @@ typedef struct cdch_diff_txn {
     uint64_t end;          /* end position (expected pos) */
     uint64_t body_pos;     /* first event after the GTID (0 when unknown) */
     uint8_t body_type;     /* its type (0 when unknown) */
+    uint32_t partial_rows; /* PARTIAL_UPDATE_ROWS events in it (type 39) */
     bool compressed;
     size_t rows_total;
     size_t rows_missing;   /* for missing entries */

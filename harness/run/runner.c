@@ -18,6 +18,7 @@
 #include "stream.h"
 #include "streamidx.h"
 #include "value.h"
+#include "watermark.h"
 #include "xalloc.h"
 
 #define xcalloc cdch_xcalloc
@@ -59,8 +60,11 @@ typedef struct consumer {
 } consumer;
 
 typedef struct scen {
-    cdch_scenario *s;
+    cdch_scenario *s;    /* what runs: the watermarked copy when there is one */
+    cdch_scenario *orig; /* as loaded from path (cells point at its name); NULL when s is it */
     char *path;
+    char *run_path;      /* the file adapters get as CDCH_SCENARIO (the watermarked copy, or path) */
+    char *wm_db;         /* the watermark table's database, NULL: no watermark */
     char *databases; /* comma-separated */
     cdch_diff_schema *schema;
 } scen;
@@ -74,6 +78,7 @@ typedef struct stream {
     cdch_stream_index idx;
     uint64_t events; /* top-level events in the files */
     cdch_stream_stats stats;
+    char *expected_path; /* cdch_run_cell_expected_path's answer, made on demand */
     char *files;     /* absolute paths, space-separated */
 } stream;
 
@@ -109,6 +114,7 @@ void cdch_run_opts_init(cdch_run_opts *o)
     o->idle_after_stream_s = 10;
     o->setup_timeout_s = 1800;
     o->jobs = 1;
+    o->watermark = true;
 }
 
 cdch_run *cdch_run_new(const cdch_run_opts *o)
@@ -154,6 +160,7 @@ void cdch_run_free(cdch_run *r)
         free(st->dir);
         free(st->error);
         free(st->files);
+        free(st->expected_path);
         cdch_changes_free(st->expected);
         cdch_stream_index_free(&st->idx);
     }
@@ -162,7 +169,10 @@ void cdch_run_free(cdch_run *r)
         cdch_rm_tree(r->tmp);
     for (size_t i = 0; i < r->nscens; i++) {
         cdch_scenario_free(r->scens[i].s);
+        cdch_scenario_free(r->scens[i].orig);
         free(r->scens[i].path);
+        free(r->scens[i].run_path);
+        free(r->scens[i].wm_db);
         free(r->scens[i].databases);
         cdch_diff_schema_free(r->scens[i].schema);
     }
@@ -244,6 +254,7 @@ int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err)
     sc->s = s;
     char abs[PATH_MAX];
     sc->path = xstrdup(realpath(path, abs) ? abs : path);
+    sc->run_path = xstrdup(sc->path);
     sc->schema = cdch_diff_schema_from_scenario(s);
     cdch_buf b = CDCH_BUF_INIT;
     for (size_t i = 0; i < s->ndbs; i++)
@@ -273,6 +284,19 @@ int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err)
 
 size_t cdch_run_ncells(const cdch_run *r) { return r->ncells; }
 cdch_cell *cdch_run_cell(cdch_run *r, size_t i) { return i < r->ncells ? &r->cells[i] : NULL; }
+
+const char *cdch_run_cell_expected_path(cdch_run *r, const cdch_cell *c)
+{
+    for (size_t i = 0; i < r->nstreams; i++) {
+        stream *st = &r->streams[i];
+        if (st->scen == c->scenario_idx && strcmp(st->mode, c->mode) == 0 && st->dir && !st->error) {
+            if (!st->expected_path)
+                st->expected_path = xprintf("%s/expected.jsonl", st->dir);
+            return st->expected_path;
+        }
+    }
+    return NULL;
+}
 
 const cdch_manifest *cdch_run_cell_manifest(const cdch_run *r, const cdch_cell *c)
 {
@@ -365,8 +389,49 @@ void cdch_run_plan(cdch_run *r, size_t *total)
         *total = r->planned_total;
 }
 
+/* Replace each scenario that runs by its watermarked copy (watermark.h). A
+ * scenario that cannot take one (no tables, no CREATE TABLE in its stream,
+ * a table of that name) runs as it is, and its cells stop on idleness. */
+static void watermark_scenarios(cdch_run *r)
+{
+    for (size_t i = 0; i < r->nscens; i++) {
+        scen *sc = &r->scens[i];
+        cdch_scenario *s = sc->s;
+        bool used = false;
+        for (size_t k = 0; k < r->nstreams && !used; k++)
+            used = r->streams[k].scen == i;
+        if (!used || !r->o.watermark || s->ntables == 0 || !s->binlog.create_tables)
+            continue;
+        const char *db = s->tables[0].db;
+        if (cdch_scenario_table(s, db, CDCH_WATERMARK_TABLE))
+            continue;
+        const char *base = strrchr(sc->path, '/');
+        base = base ? base + 1 : sc->path;
+        char dir[PATH_MAX], file[PATH_MAX + 256];
+        snprintf(dir, sizeof dir, "%s/scenarios/%zu", r->tmp, i);
+        snprintf(file, sizeof file, "%s/%s", dir, base);
+        cdch_err err;
+        cdch_scenario *w = NULL;
+        if (cdch_mkdirs(dir, &err) != 0 || cdch_watermark_write(sc->path, db, file, &err) != 0 ||
+            !(w = cdch_scenario_load(file, &err))) {
+            if (r->o.progress)
+                fprintf(r->o.progress, "%s: no watermark (%s); its cells stop when the stream goes idle\n",
+                        s->name, err.msg);
+            continue;
+        }
+        sc->orig = s;
+        sc->s = w;
+        cdch_diff_schema_free(sc->schema);
+        sc->schema = cdch_diff_schema_from_scenario(w);
+        free(sc->run_path);
+        sc->run_path = xstrdup(file);
+        sc->wm_db = xstrdup(db);
+    }
+}
+
 static void gen_streams(cdch_run *r)
 {
+    watermark_scenarios(r);
     for (size_t i = 0; i < r->nstreams; i++) {
         stream *st = &r->streams[i];
         const cdch_scenario *s = r->scens[st->scen].s;
@@ -427,6 +492,8 @@ typedef struct cellio {
     double last_activity;
     bool any_line;
     double first_line; /* time of the first stdout line (0: none yet) */
+    const char *wm_db;   /* the watermark's database (NULL: none) */
+    double watermark_at; /* when its row arrived (0: not yet) */
     /* session mode: the adapter's end-of-cell lines */
     const char *cell_id; /* NULL: one-shot */
     bool stopped, ended;
@@ -475,7 +542,13 @@ static void on_line(void *ud, const char *line, size_t len)
         fwrite(line, 1, len, io->out);
         fputc('\n', io->out);
     }
+    size_t before = io->obs->n;
     cdch_changes_add_line(io->obs, line, len, false, NULL);
+    if (io->wm_db && io->obs->n > before && !io->watermark_at) {
+        const cdch_change *c = &io->obs->items[io->obs->n - 1];
+        if (c->table && c->db && strcmp(c->table, CDCH_WATERMARK_TABLE) == 0 && strcmp(c->db, io->wm_db) == 0)
+            io->watermark_at = io->last_activity;
+    }
 }
 
 static bool got_ready(const cdch_change_list *l)
@@ -693,7 +766,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     env[ne++] = xprintf("CDCH_CACHE=%s", con->cache);
     env[ne++] = xprintf("CDCH_VERSION=%s", con->v->version);
     env[ne++] = xprintf("CDCH_BIN=%s", r->bin);
-    env[ne++] = xprintf("CDCH_SCENARIO=%s", sc->path);
+    env[ne++] = xprintf("CDCH_SCENARIO=%s", sc->run_path);
     env[ne++] = xprintf("CDCH_MODE=%s", cell->mode);
     env[ne] = NULL;
     char **argv = xcalloc(con->m->nrun + 1, sizeof *argv);
@@ -704,7 +777,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     char cell_id[32];
     snprintf(cell_id, sizeof cell_id, "%zu", ci);
     bool in_session = cdch_manifest_session(con->m, con->v);
-    cellio io = {obs, out, t0, false, 0, in_session ? cell_id : NULL, false, false, 0};
+    cellio io = {obs, out, t0, false, 0, sc->wm_db, 0, in_session ? cell_id : NULL, false, false, 0};
     cdch_proc *p = NULL;
     uint64_t err_mark = 0;
     if (in_session) {
@@ -741,6 +814,11 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                 break;
             }
             if (obs->n >= st->expected->n && t - io.last_activity >= r->o.grace_s) {
+                why = CDCH_STOP_DONE;
+                break;
+            }
+            /* the watermark arrived: whatever the consumer was going to emit before it has arrived too */
+            if (io.watermark_at > 0 && t - io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5)) {
                 why = CDCH_STOP_DONE;
                 break;
             }

@@ -62,6 +62,8 @@ typedef struct cdch_run_opts {
     bool (*keep)(void *ud, const struct cdch_cell *c);
     void *keep_ud;
     unsigned shard_k, shard_n;   /* run shard K of N (1-based) of the indexed cells; 0/0 = all */
+    bool watermark;              /* end each stream with the watermark insert (watermark.h; default on): a cell
+                                  * stops shortly after its row arrives instead of waiting for idleness */
 } cdch_run_opts;
 
 void cdch_run_opts_init(cdch_run_opts *o);
@@ -128,5 +130,8 @@ cdch_cell *cdch_run_cell(cdch_run *r, size_t i);
 /* The manifest version record of a cell's consumer (for its `expect`). */
 const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch_cell *c);
 const cdch_manifest *cdch_run_cell_manifest(const cdch_run *r, const cdch_cell *c);
+/* The expected.jsonl the cell was judged against (valid until cdch_run_free;
+ * NULL when its stream was not generated). */
+const char *cdch_run_cell_expected_path(cdch_run *r, const cdch_cell *c);
 
 #endif

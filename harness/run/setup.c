@@ -88,7 +88,8 @@ static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, 
 {
     fplist l = {NULL, 0, 0};
     fp_walk(m->dir, "", &l);
-    qsort(l.paths, l.n, sizeof *l.paths, fp_cmp);
+    if (l.n > 1)
+        qsort(l.paths, l.n, sizeof *l.paths, fp_cmp);
     uint64_t h = 1469598103934665603ull;
     h = fnv(h, v->version, strlen(v->version) + 1);
     for (size_t i = 0; i < m->nsetup; i++)

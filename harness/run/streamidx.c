@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "event.h"
 #include "mysql_types.h"
 #include "reader.h"
 #include "xalloc.h"
@@ -78,6 +80,7 @@ int cdch_stream_index_load(const char *dir, cdch_stream_index *out, cdch_err *er
         cdch_raw_event ev;
         int rc;
         bool want_body = false;
+        cdch_decoder *dec = cdch_decoder_new();
         while ((rc = cdch_reader_next(r, &ev, err)) == 1) {
             if (want_body) {
                 out->txn[out->ntxn - 1].body_pos = ev.offset;
@@ -98,7 +101,23 @@ int cdch_stream_index_load(const char *dir, cdch_stream_index *out, cdch_err *er
             if (out->ntxn && out->txn[out->ntxn - 1].file == out->files[i] && ev.type != CDCH_EV_ROTATE &&
                 ev.type != CDCH_EV_STOP)
                 out->txn[out->ntxn - 1].end = ev.offset + ev.len;
+            if (out->ntxn && ev.type == CDCH_EV_PARTIAL_UPDATE_ROWS)
+                out->txn[out->ntxn - 1].partial_rows++;
+            if (ev.type == CDCH_EV_FORMAT_DESCRIPTION || (out->ntxn && ev.type == CDCH_EV_TRANSACTION_PAYLOAD)) {
+                /* the decoder needs the file's FDE; a payload is decoded to see its inner events'
+                 * types (an undecodable one only goes uncounted) */
+                cdch_arena a = CDCH_ARENA_INIT;
+                cdch_event e;
+                cdch_err derr;
+                if (cdch_decode_event(dec, ev.data, ev.len, &a, &e, &derr) == 0 &&
+                    ev.type == CDCH_EV_TRANSACTION_PAYLOAD)
+                    for (size_t k = 0; k < e.u.payload.n_inner; k++)
+                        if (e.u.payload.inner[k].h.type == CDCH_EV_PARTIAL_UPDATE_ROWS)
+                            out->txn[out->ntxn - 1].partial_rows++;
+                cdch_arena_free(&a);
+            }
         }
+        cdch_decoder_free(dec);
         cdch_reader_free(r);
         if (rc < 0) {
             cdch_stream_index_free(out);

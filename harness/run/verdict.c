@@ -93,7 +93,7 @@ static void txn_line(const cdch_diff_txn *t, char *buf, size_t bufsz)
 /* "txn 5, txn 6 and 3 more" with compressed count. */
 static void name_missing(const cdch_diff *d, bool holes, char *buf, size_t bufsz)
 {
-    size_t n = 0, comp = 0, shown = 0;
+    size_t n = 0, comp = 0, shown = 0, partial = 0;
     size_t o = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < d->nmissing; i++) {
@@ -102,6 +102,7 @@ static void name_missing(const cdch_diff *d, bool holes, char *buf, size_t bufsz
             continue;
         n++;
         comp += t->compressed;
+        partial += t->partial_rows > 0;
         if (shown < 3 && o < bufsz) {
             o += (size_t)snprintf(buf + o, bufsz - o, "%s%llu%s", shown ? ", " : "", (unsigned long long)t->txn,
                                   t->compressed ? "*" : "");
@@ -111,7 +112,10 @@ static void name_missing(const cdch_diff *d, bool holes, char *buf, size_t bufsz
     if (n > shown && o < bufsz)
         o += (size_t)snprintf(buf + o, bufsz - o, " and %zu more", n - shown);
     if (o < bufsz)
-        snprintf(buf + o, bufsz - o, " (%zu of %zu compressed%s)", comp, n, comp ? ", * = compressed" : "");
+        o += (size_t)snprintf(buf + o, bufsz - o, " (%zu of %zu compressed%s)", comp, n,
+                              comp ? ", * = compressed" : "");
+    if (partial && o < bufsz)
+        snprintf(buf + o, bufsz - o, " [%zu of them hold PARTIAL_UPDATE_ROWS events (type 39)]", partial);
 }
 
 static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_buf *b)

@@ -37,7 +37,7 @@ grep -q 'http://\|https://' "$work/r/report.html" && grep -o '\(http\|https\)://
 
 open_specs=(
   # silent-skip + compression regression: expected side only, nothing observed
-  --open '{"cell": ["broken-skip@1", "run-small", "compressed"], "contains": {"#fd-expected": "\"txn\": 5", "#fd-observed": "nothing arrived", "#first-diff": "never arrived", "#p-summary": "missing while later ones arrived"}}'
+  --open '{"cell": ["broken-skip@1", "run-small", "compressed"], "contains": {"#fd-expected": "\"txn\": 6", "#fd-observed": "nothing arrived", "#first-diff": "never arrived", "#p-summary": "missing while later ones arrived"}}'
   # a value mismatch: both events, the differing column
   --open '{"cell": ["broken-value@1", "run-small", "uncompressed"], "contains": {"#fd-expected": "\"note\": \"changed\"", "#fd-observed": "\"note\": \"CHANGED\"", "#fd-table tr.diff": "after.note"}}'
   # parse-failure: the consumer's stderr tail
