@@ -2,8 +2,9 @@
  * shards of one merged), written for people and CI. report.json is the
  * single source: every other file is rendered from it, so a report merged
  * from shards renders exactly as one written by a single run.
- *   report.json   every cell with its verdict, expectation, every finding of
+ *   report.json   every cell with its verdict, expectation, the findings of
  *                 its diff (missing transactions, mismatches with both values,
+ *                 ...; each list capped at 100 entries, the totals count all;
  *                 duplicates, reorders, checkpoints), the first differing
  *                 events side by side (expected | observed), stderr tail, exit
  *                 status, the stream's size; also the input of

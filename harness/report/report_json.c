@@ -13,6 +13,8 @@
         rep_json_str(f, v);                                                                                            \
     } while (0)
 
+#define REPORT_LIST_MAX 100 /* entries per finding list in report.json */
+
 static void txn_json(FILE *f, const cdch_diff_txn *t)
 {
     fprintf(f, "{\"txn\":%llu", (unsigned long long)t->txn);
@@ -36,14 +38,16 @@ static void diff_json(FILE *f, const cdch_diff *d)
             d->observed_rows, d->matched_rows, d->missing_rows);
     fprintf(f, ",\"transactions\":{\"expected\":%zu,\"complete\":%zu,\"missing\":%zu,\"holes\":%zu,\"tail\":%zu}",
             d->expected_txns, d->complete_txns, d->nmissing, d->holes, d->tail);
+    /* lists are capped (a cell of a 4000-transaction stream that skips them all would otherwise
+     * weigh megabytes); the totals count everything */
     fputs(",\"missing\":[", f);
-    for (size_t i = 0; i < d->nmissing; i++) {
+    for (size_t i = 0; i < d->nmissing && i < REPORT_LIST_MAX; i++) {
         if (i)
             fputc(',', f);
         txn_json(f, &d->missing[i]);
     }
     fprintf(f, "],\"mismatch_total\":%zu,\"mismatches\":[", d->mismatch_total);
-    for (size_t i = 0; i < d->nmismatch; i++) {
+    for (size_t i = 0; i < d->nmismatch && i < REPORT_LIST_MAX; i++) {
         const cdch_diff_mismatch *m = &d->mismatch[i];
         fprintf(f, "%s{\"txn\":%llu,\"expected_line\":%llu,\"observed_line\":%llu,\"compressed\":%s", i ? "," : "",
                 (unsigned long long)m->txn, (unsigned long long)m->exp_line, (unsigned long long)m->obs_line,
@@ -56,20 +60,20 @@ static void diff_json(FILE *f, const cdch_diff *d)
         fputc('}', f);
     }
     fprintf(f, "],\"duplicate_total\":%zu,\"duplicates\":[", d->dup_total);
-    for (size_t i = 0; i < d->ndup; i++)
+    for (size_t i = 0; i < d->ndup && i < REPORT_LIST_MAX; i++)
         fprintf(f, "%s{\"txn\":%llu,\"compressed\":%s,\"expected_line\":%llu,\"observed_line\":%llu,\"first_observed_line\":%llu}",
                 i ? "," : "", (unsigned long long)d->dup[i].txn, d->dup[i].compressed ? "true" : "false",
                 (unsigned long long)d->dup[i].exp_line, (unsigned long long)d->dup[i].obs_line,
                 (unsigned long long)d->dup[i].first_obs_line);
     fprintf(f, "],\"reorder_total\":%zu,\"reorders\":[", d->reorder_total);
-    for (size_t i = 0; i < d->nreorder; i++)
+    for (size_t i = 0; i < d->nreorder && i < REPORT_LIST_MAX; i++)
         fprintf(f, "%s{\"txn\":%llu,\"after_txn\":%llu,\"compressed\":%s,\"expected_line\":%llu,\"observed_line\":%llu}",
                 i ? "," : "", (unsigned long long)d->reorder[i].txn, (unsigned long long)d->reorder[i].after_txn,
                 d->reorder[i].compressed ? "true" : "false", (unsigned long long)d->reorder[i].exp_line,
                 (unsigned long long)d->reorder[i].obs_line);
     fprintf(f, "],\"checkpoint_total\":%zu,\"checkpoint_rows_checked\":%zu,\"checkpoints\":[", d->ckpt_total,
             d->ckpt_rows_checked);
-    for (size_t i = 0; i < d->nckpt; i++) {
+    for (size_t i = 0; i < d->nckpt && i < REPORT_LIST_MAX; i++) {
         fprintf(f, "%s{\"txn\":%llu,\"compressed\":%s,\"observed_line\":%llu", i ? "," : "",
                 (unsigned long long)d->ckpt[i].txn, d->ckpt[i].compressed ? "true" : "false",
                 (unsigned long long)d->ckpt[i].obs_line);
