@@ -551,6 +551,14 @@ static void on_line(void *ud, const char *line, size_t len)
     }
 }
 
+static bool got_error(const cdch_change_list *l)
+{
+    for (size_t i = 0; i < l->nctl; i++)
+        if (l->ctl[i].kind == CDCH_CTL_ERROR)
+            return true;
+    return false;
+}
+
 static bool got_ready(const cdch_change_list *l)
 {
     for (size_t i = 0; i < l->nctl; i++)
@@ -804,6 +812,8 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                                                          : 3.0 + (double)st->stats.bytes / 10e6;
         bool delivered = false;
         double deliv_t = 0;
+        uint64_t last_sent = 0;
+        double sent_t = t0;
         cdch_stop_reason why = CDCH_STOP_NONE;
         io.last_activity = now_s();
         bool running;
@@ -829,6 +839,18 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                 }
                 double since = io.last_activity > deliv_t ? io.last_activity : deliv_t;
                 if (delivered && t - since >= idle_after) {
+                    why = CDCH_STOP_IDLE_AFTER_STREAM;
+                    break;
+                }
+                /* it reported an error and went quiet: no output, and the primary sends nothing more
+                 * (a consumer that died on an event stops reading) */
+                uint64_t sent = cdch_primary_events_sent(prim);
+                if (sent != last_sent) {
+                    last_sent = sent;
+                    sent_t = t;
+                }
+                double quiet = io.last_activity > sent_t ? io.last_activity : sent_t;
+                if (t - quiet >= idle_after && got_error(obs)) {
                     why = CDCH_STOP_IDLE_AFTER_STREAM;
                     break;
                 }

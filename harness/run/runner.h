@@ -12,8 +12,13 @@
  * free loopback port (source: server) or hand the files over (source: files);
  * run the adapter with the environment of consumers/README.md plus CDCH_BIN
  * (this cdcharness binary), CDCH_SCENARIO (the scenario file) and CDCH_MODE;
- * read its stdout as it comes; stop it when
+ * read its stdout as it comes (session adapters: one launch serves many
+ * cells, consumers/README.md "Session mode"); stop it when
+ *   - the watermark row arrived (watermark.h) and stdout was idle for
+ *     min(grace_s, 0.5 s),
  *   - every expected row arrived (by count) and stdout was idle for grace_s,
+ *   - (source: server) it printed an error line and then neither printed
+ *     nor read anything for the idle-after-stream time,
  *   - or (source: server) every event was sent and stdout was idle for
  *     idle_after_stream_s since,
  *   - or it printed nothing (no ready line, no event) within the manifest's
