@@ -64,15 +64,20 @@ int cdch_watermark_write(const char *path, const char *db, const char *out_path,
     int col = yaml_document_add_mapping(&doc, NULL, YAML_FLOW_MAPPING_STYLE);
     int rc = pair(&doc, col, "name", scalar(&doc, "id")) | pair(&doc, col, "type", scalar(&doc, "int")) |
              pair(&doc, col, "primary_key", scalar(&doc, "true"));
+    /* a column with TABLE_MAP metadata: libmariadb's mariadb_rpl_extract_rows refuses rows of a
+     * table whose map has none ("Missing table map metadata"), which an INT-only table has */
+    int col2 = yaml_document_add_mapping(&doc, NULL, YAML_FLOW_MAPPING_STYLE);
+    rc |= pair(&doc, col2, "name", scalar(&doc, "mark")) | pair(&doc, col2, "type", scalar(&doc, "varchar(16)"));
     int cols = yaml_document_add_sequence(&doc, NULL, YAML_BLOCK_SEQUENCE_STYLE);
     yaml_document_append_sequence_item(&doc, cols, col);
+    yaml_document_append_sequence_item(&doc, cols, col2);
     int tab = yaml_document_add_mapping(&doc, NULL, YAML_BLOCK_MAPPING_STYLE);
     rc |= pair(&doc, tab, "name", scalar(&doc, full)) | pair(&doc, tab, "engine", scalar(&doc, "MyISAM")) |
           pair(&doc, tab, "columns", cols);
     yaml_document_append_sequence_item(&doc, tables, tab);
     /* - insert: {table: db.cdch_watermark, rows: [{id: 1}]} */
     int row = yaml_document_add_mapping(&doc, NULL, YAML_FLOW_MAPPING_STYLE);
-    rc |= pair(&doc, row, "id", scalar(&doc, "1"));
+    rc |= pair(&doc, row, "id", scalar(&doc, "1")) | pair(&doc, row, "mark", scalar(&doc, "end"));
     int rows = yaml_document_add_sequence(&doc, NULL, YAML_FLOW_SEQUENCE_STYLE);
     yaml_document_append_sequence_item(&doc, rows, row);
     int ins = yaml_document_add_mapping(&doc, NULL, YAML_FLOW_MAPPING_STYLE);

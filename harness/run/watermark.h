@@ -5,7 +5,8 @@
  * stream to go idle. So the runner appends to each scenario one last
  * transaction that every consumer sees whatever it does with type 40: an
  * INSERT into a MyISAM table `<first database>.cdch_watermark (id INT
- * PRIMARY KEY)` (non-transactional: MySQL never compresses it). Its row is
+ * PRIMARY KEY, mark VARCHAR(16))` (non-transactional: MySQL never
+ * compresses it) of the row (1, 'end'). Its row is
  * an expected event like any other; once a consumer has emitted it, every
  * earlier event it was going to emit has arrived, and the cell stops after
  * a short grace. The scenario file itself is not changed: a copy with the
