@@ -311,7 +311,6 @@ public final class Main {
                     log("close: " + ex);
                 }
             }
-            flushPending(true);
         }
 
         void awaitEnd(long ms) {
@@ -331,7 +330,6 @@ public final class Main {
                 t.printStackTrace();
                 return 1;
             } finally {
-                flushPending(true); // a held-back delete is emitted before the cell ends
                 ended.countDown();
             }
         }
@@ -477,82 +475,20 @@ public final class Main {
             return p;
         }
 
-        // Debezium turns an UPDATE that changes the primary key into a delete of the old key
-        // (plus a tombstone) and a create of the new one, both from the same rows event and row
-        // (same source file/pos/row). The canonical form has one update: a delete is held back
-        // until the next record says whether it was half of such a pair (or 300 ms pass).
-        private ObjectNode pendingDelete;
-        private long pendingAt;
-        private Thread flusher;
-
-        synchronized void flushPending(boolean force) {
-            if (pendingDelete != null && (force || System.nanoTime() - pendingAt > 300_000_000L)) {
-                emit(strip(pendingDelete).toString());
-                pendingDelete = null;
-            }
-        }
-
         void record(ChangeEvent<String, String> rec) {
             String v = rec.value();
             if (v == null) {
                 return;   // tombstone after a delete
             }
-            ObjectNode line;
             try {
-                line = canonicalNode(JSON.readTree(v));
+                String line = canonical(JSON.readTree(v));
+                if (line != null) {
+                    emit(line);
+                }
             } catch (Exception ex) {
                 emitError("adapter: cannot map record: " + ex + " in " + (v.length() > 500 ? v.substring(0, 500) + "..." : v));
-                return;
-            }
-            if (line == null) {
-                return;
-            }
-            synchronized (this) {
-                if (flusher == null) {
-                    flusher = new Thread(() -> {
-                        while (!Thread.currentThread().isInterrupted()) {
-                            try {
-                                Thread.sleep(100);
-                            } catch (InterruptedException ie) {
-                                return;
-                            }
-                            flushPending(false);
-                        }
-                    }, "cdch-pk-pairs");
-                    flusher.setDaemon(true);
-                    flusher.start();
-                }
-                String op = line.path("op").asText();
-                if (pendingDelete != null) {
-                    if ("insert".equals(op) && samePlace(pendingDelete, line)) {
-                        line.put("op", "update");
-                        line.set("before", pendingDelete.get("before"));
-                        pendingDelete = null;
-                        emit(strip(line).toString());
-                        return;
-                    }
-                    emit(strip(pendingDelete).toString());
-                    pendingDelete = null;
-                }
-                if ("delete".equals(op)) {
-                    pendingDelete = line;
-                    pendingAt = System.nanoTime();
-                    return;
-                }
-                emit(strip(line).toString());
             }
         }
-    }
-
-    static boolean samePlace(ObjectNode a, ObjectNode b) {
-        return a.path("db").equals(b.path("db")) && a.path("table").equals(b.path("table"))
-                && a.path("pos").equals(b.path("pos")) && a.has("_row") && a.path("_row").equals(b.path("_row"))
-                && !a.path("pos").isMissingNode();
-    }
-
-    static ObjectNode strip(ObjectNode o) {
-        o.remove("_row");
-        return o;
     }
 
     static int[] parseVersion(String v) {
@@ -672,12 +608,6 @@ public final class Main {
     // record -> canonical line
 
     static String canonical(JsonNode rec) {
-        ObjectNode o = canonicalNode(rec);
-        return o == null ? null : strip(o).toString();
-    }
-
-    // the canonical line, plus "_row" (source.row: the row's index in its rows event) for pairing
-    static ObjectNode canonicalNode(JsonNode rec) {
         JsonNode schema = rec.path("schema");
         JsonNode payload = rec.path("payload");
         if (!payload.isObject() || !payload.has("op")) {
@@ -719,10 +649,7 @@ public final class Main {
             pos.put("pos", source.path("pos").asLong());
             out.set("pos", pos);
         }
-        if (source.has("row")) {
-            out.set("_row", source.get("row"));
-        }
-        return out;
+        return out.toString();
     }
 
     static JsonNode image(JsonNode schema, JsonNode value) {
