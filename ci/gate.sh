@@ -30,4 +30,4 @@ jobs=$(nproc 2>/dev/null || echo 2)
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
   cmake --build build -j"$jobs" --target cdcharness >/dev/null
 } || { echo "ci/gate.sh: setup or build failed" >&2; exit 2; }
-exec build/cdcharness matrix "$matrix" --report-dir "${CDCH_REPORT_DIR:-reports/latest}" "$@"
+exec build/cdcharness matrix "$matrix" -j "${CDCH_JOBS:-4}" --report-dir "${CDCH_REPORT_DIR:-reports/latest}" "$@"

@@ -26,6 +26,9 @@ echo "== tests under ASan + UBSan =="
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j"$jobs" -E '^(consumers_|client_)')
 
+echo "== the default matrix's quick subset (ci/matrix.yaml --quick), gated on the manifests =="
+build/cdcharness matrix ci/matrix.yaml --quick -j 4 --report-dir build/matrix-quick
+
 secs=${FUZZ_SECONDS:-30}
 if [ "$secs" -gt 0 ]; then
   echo "== fuzz the decoder for ${secs}s =="
