@@ -164,17 +164,6 @@ int cdch_expect_load_baseline(cdch_expect *e, const char *path, cdch_err *err)
     return rc;
 }
 
-static bool match_consumer(const char *pat, const cdch_cell *c)
-{
-    if (strcmp(pat, "*") == 0)
-        return true;
-    const char *at = strchr(pat, '@');
-    size_t fl = strlen(c->family);
-    if (!at)
-        return strcmp(pat, c->family) == 0;
-    return (size_t)(at - pat) == fl && strncmp(pat, c->family, fl) == 0 && strcmp(at + 1, c->version) == 0;
-}
-
 /* "family@version[+variant]" recorded in a baseline names the same family
  * and variant as the cell (another version): the connector-upgrade case. */
 static bool match_family_variant(const char *pat, const cdch_cell *c)
@@ -189,28 +178,16 @@ static bool match_family_variant(const char *pat, const cdch_cell *c)
     return strcmp(pv, cv) == 0;
 }
 
-static bool match_scenario(const char *pat, const cdch_cell *c)
-{
-    if (strcmp(pat, "*") == 0 || strcmp(pat, c->scenario) == 0)
-        return true;
-    const char *base = strrchr(c->scenario_path, '/');
-    base = base ? base + 1 : c->scenario_path;
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
-        n -= 5;
-    return strlen(pat) == n && strncmp(pat, base, n) == 0;
-}
-
 bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
 {
     {
         const rule *base = NULL, *file = NULL, *fam = NULL;
         for (size_t k = 0; k < e->n; k++) {
             const rule *ru = &e->rules[k];
-            if (ru->baseline && match_scenario(ru->scenario, c) && strcmp(ru->mode, c->mode) == 0 &&
+            if (ru->baseline && cdch_cell_match_scenario(ru->scenario, c) && strcmp(ru->mode, c->mode) == 0 &&
                 match_family_variant(ru->consumer, c) && (!fam || cdch_verdict_worse(fam->v, ru->v)))
                 fam = ru; /* the best row of another version of this consumer */
-            if (!match_consumer(ru->consumer, c) || !match_scenario(ru->scenario, c) ||
+            if (!cdch_cell_match_consumer(ru->consumer, c) || !cdch_cell_match_scenario(ru->scenario, c) ||
                 (strcmp(ru->mode, "*") != 0 && strcmp(ru->mode, c->mode) != 0))
                 continue;
             if (ru->baseline && !base)

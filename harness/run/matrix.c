@@ -410,31 +410,11 @@ void cdch_matrix_scenario_name(const char *path, char *out, size_t outsz)
     snprintf(out, outsz, "%.*s", (int)n, b);
 }
 
-static bool match_consumer(const char *pat, const cdch_cell *c)
-{
-    if (strcmp(pat, "*") == 0)
-        return true;
-    const char *at = strchr(pat, '@');
-    size_t fl = strlen(c->family);
-    if (!at)
-        return strcmp(pat, c->family) == 0;
-    return (size_t)(at - pat) == fl && strncmp(pat, c->family, fl) == 0 && strcmp(at + 1, c->version) == 0;
-}
-
-static bool match_scenario(const char *pat, const cdch_cell *c)
-{
-    if (strcmp(pat, "*") == 0 || strcmp(pat, c->scenario) == 0)
-        return true;
-    char nm[256];
-    cdch_matrix_scenario_name(c->scenario_path, nm, sizeof nm);
-    return strcmp(pat, nm) == 0;
-}
-
 bool cdch_matrix_excluded(const cdch_matrix *m, const cdch_cell *c, const char **reason)
 {
     for (size_t i = 0; i < m->nexclude; i++) {
         const cdch_matrix_exclude *x = &m->exclude[i];
-        if (match_consumer(x->consumer, c) && match_scenario(x->scenario, c) &&
+        if (cdch_cell_match_consumer(x->consumer, c) && cdch_cell_match_scenario(x->scenario, c) &&
             (strcmp(x->mode, "*") == 0 || strcmp(x->mode, c->mode) == 0)) {
             if (reason)
                 *reason = x->reason;
@@ -448,13 +428,13 @@ bool cdch_matrix_quick(const cdch_matrix *m, const cdch_cell *c)
 {
     bool con = m->nquick_consumers == 0;
     for (size_t i = 0; i < m->nquick_consumers && !con; i++)
-        con = match_consumer(m->quick_consumers[i], c);
+        con = cdch_cell_match_consumer(m->quick_consumers[i], c);
     if (!con)
         return false;
     if (m->nquick_scenarios == 0)
         return true;
     for (size_t i = 0; i < m->nquick_scenarios; i++)
-        if (match_scenario(m->quick_scenarios[i], c))
+        if (cdch_cell_match_scenario(m->quick_scenarios[i], c))
             return true;
     return false;
 }

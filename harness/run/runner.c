@@ -285,6 +285,29 @@ int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err)
 size_t cdch_run_ncells(const cdch_run *r) { return r->ncells; }
 cdch_cell *cdch_run_cell(cdch_run *r, size_t i) { return i < r->ncells ? &r->cells[i] : NULL; }
 
+bool cdch_cell_match_consumer(const char *pat, const cdch_cell *c)
+{
+    if (strcmp(pat, "*") == 0)
+        return true;
+    const char *at = strchr(pat, '@');
+    size_t fl = strlen(c->family);
+    if (!at)
+        return strcmp(pat, c->family) == 0;
+    return (size_t)(at - pat) == fl && strncmp(pat, c->family, fl) == 0 && strcmp(at + 1, c->version) == 0;
+}
+
+bool cdch_cell_match_scenario(const char *pat, const cdch_cell *c)
+{
+    if (strcmp(pat, "*") == 0 || strcmp(pat, c->scenario) == 0)
+        return true;
+    const char *base = strrchr(c->scenario_path, '/');
+    base = base ? base + 1 : c->scenario_path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+        n -= 5;
+    return strlen(pat) == n && strncmp(pat, base, n) == 0;
+}
+
 const char *cdch_run_cell_expected_path(cdch_run *r, const cdch_cell *c)
 {
     for (size_t i = 0; i < r->nstreams; i++) {

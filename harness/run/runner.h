@@ -135,6 +135,12 @@ cdch_cell *cdch_run_cell(cdch_run *r, size_t i);
 /* The manifest version record of a cell's consumer (for its `expect`). */
 const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch_cell *c);
 const cdch_manifest *cdch_run_cell_manifest(const cdch_run *r, const cdch_cell *c);
+/* Cell patterns (expect files, baselines, matrix exclusions and quick
+ * lists): a consumer pattern is "*", FAMILY or FAMILY@VERSION; a scenario
+ * pattern is "*", the scenario's name or its file name without .yaml. */
+bool cdch_cell_match_consumer(const char *pat, const cdch_cell *c);
+bool cdch_cell_match_scenario(const char *pat, const cdch_cell *c);
+
 /* The expected.jsonl the cell was judged against (valid until cdch_run_free;
  * NULL when its stream was not generated). */
 const char *cdch_run_cell_expected_path(cdch_run *r, const cdch_cell *c);
