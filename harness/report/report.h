@@ -4,7 +4,8 @@
  * from shards renders exactly as one written by a single run.
  *   report.json   every cell with its verdict, expectation, the findings of
  *                 its diff (missing transactions, mismatches with both values,
- *                 ...; each list capped at 100 entries, the totals count all;
+ *                 ...; each list capped at 20 entries, findings text at 40
+ *                 lines, stderr at its last 16 KiB; the totals count all;
  *                 duplicates, reorders, checkpoints), the first differing
  *                 events side by side (expected | observed), stderr tail, exit
  *                 status, the stream's size; also the input of

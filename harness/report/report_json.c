@@ -13,7 +13,9 @@
         rep_json_str(f, v);                                                                                            \
     } while (0)
 
-#define REPORT_LIST_MAX 100 /* entries per finding list in report.json */
+#define REPORT_LIST_MAX 20       /* entries per finding list in report.json */
+#define REPORT_DETAIL_MAX 40     /* lines of a cell's findings text */
+#define REPORT_STDERR_MAX 16384  /* bytes of a cell's stderr tail (the whole tail is in its stderr.log) */
 
 static void txn_json(FILE *f, const cdch_diff_txn *t)
 {
@@ -137,7 +139,19 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         fputs(",\"detail\":[", f);
         const char *p = c->detail ? c->detail : "";
         bool first = true;
+        size_t nlines = 0;
         while (*p) {
+            if (++nlines > REPORT_DETAIL_MAX) {
+                size_t more = 1;
+                for (const char *q = p; *q; q++)
+                    more += *q == '\n' && q[1];
+                char line[96];
+                snprintf(line, sizeof line, "... and %zu more finding line(s) (report.json keeps %d)", more,
+                         REPORT_DETAIL_MAX);
+                fputc(',', f);
+                rep_json_str(f, line);
+                break;
+            }
             const char *nl = strchr(p, '\n');
             size_t n = nl ? (size_t)(nl - p) : strlen(p);
             char line[2048];
@@ -163,7 +177,13 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
             diff_json(f, c->diff);
         fputs(",\"first_difference\":", f);
         fputs(fd && fd[i] ? fd[i] : "null", f);
-        KV_STR(f, "stderr_tail", c->stderr_tail);
+        const char *tail = c->stderr_tail;
+        if (tail && strlen(tail) > REPORT_STDERR_MAX) {
+            tail += strlen(tail) - REPORT_STDERR_MAX;
+            while ((*tail & 0xC0) == 0x80) /* not in the middle of a UTF-8 sequence */
+                tail++;
+        }
+        KV_STR(f, "stderr_tail", tail);
         KV_STR(f, "cell_dir", rel_dir(c->cell_dir, dir));
         fputc('}', f);
     }
