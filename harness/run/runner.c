@@ -861,7 +861,11 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                     deliv_t = t;
                 }
                 double since = io.last_activity > deliv_t ? io.last_activity : deliv_t;
-                if (delivered && t - since >= idle_after) {
+                /* with a watermark, a consumer that skips still reaches it at once: one that has not
+                 * after the whole stream went out is slow (a JVM decoding large rows under load),
+                 * stuck or dead, so it gets longer before "went idle" is concluded */
+                double idle_limit = sc->wm_db && idle_after < 15 ? 15 : idle_after;
+                if (delivered && t - since >= idle_limit) {
                     why = CDCH_STOP_IDLE_AFTER_STREAM;
                     break;
                 }

@@ -20,7 +20,9 @@
  *   - (source: server) it printed an error line and then neither printed
  *     nor read anything for the idle-after-stream time,
  *   - or (source: server) every event was sent and stdout was idle for
- *     idle_after_stream_s since,
+ *     idle_after_stream_s since (at least 15 s when the stream has a
+ *     watermark: a skipping consumer reaches the watermark at once, so one
+ *     that has not is slow, stuck or dead),
  *   - or it printed nothing (no ready line, no event) within the manifest's
  *     startup_timeout,
  *   - or timeout_s passed,
