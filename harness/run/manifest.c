@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 #include "xalloc.h"
+#include "yamlfile.h"
 
 #define xcalloc cdch_xcalloc
 #define xrealloc cdch_xrealloc
@@ -293,22 +294,9 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    yaml_parser_t parser;
     yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-        cdch_err_set(err, "%s:%lu:%lu: %s", path, (unsigned long)parser.problem_mark.line + 1,
-                     (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "invalid YAML");
-        yaml_parser_delete(&parser);
-        fclose(f);
+    if (cdch_yaml_load_file(path, &doc, err) != 0)
         return NULL;
-    }
     cdch_manifest *m = xcalloc(1, sizeof *m);
     m->startup_timeout = 60;
     m->path = xstrdup(path);
@@ -324,8 +312,6 @@ cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err)
     mctx c = {&doc, path, err};
     int rc = load_root(&c, yaml_document_get_root_node(&doc), m);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    fclose(f);
     if (rc != 0) {
         cdch_manifest_free(m);
         return NULL;

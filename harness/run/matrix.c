@@ -13,6 +13,7 @@
 
 #include "verdict.h"
 #include "xalloc.h"
+#include "yamlfile.h"
 
 #define xcalloc cdch_xcalloc
 #define xrealloc cdch_xrealloc
@@ -331,22 +332,9 @@ static int load_root(mctx *c, yaml_node_t *root)
 
 cdch_matrix *cdch_matrix_load(const char *path, cdch_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    yaml_parser_t parser;
     yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-        cdch_err_set(err, "%s:%lu:%lu: %s", path, (unsigned long)parser.problem_mark.line + 1,
-                     (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "invalid YAML");
-        yaml_parser_delete(&parser);
-        fclose(f);
+    if (cdch_yaml_load_file(path, &doc, err) != 0)
         return NULL;
-    }
     cdch_matrix *m = xcalloc(1, sizeof *m);
     char abs[PATH_MAX];
     m->path = xstrdup(realpath(path, abs) ? abs : path);
@@ -359,8 +347,6 @@ cdch_matrix *cdch_matrix_load(const char *path, cdch_err *err)
     mctx c = {&doc, path, err, m};
     int rc = load_root(&c, yaml_document_get_root_node(&doc));
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    fclose(f);
     if (rc != 0) {
         cdch_matrix_free(m);
         return NULL;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "yamlfile.h"
+
 static int scalar(yaml_document_t *d, const char *s)
 {
     return yaml_document_add_scalar(d, NULL, (yaml_char_t *)s, (int)strlen(s), YAML_PLAIN_SCALAR_STYLE);
@@ -33,18 +35,9 @@ static int write_handler(void *data, unsigned char *buf, size_t size)
 
 int cdch_watermark_write(const char *path, const char *db, const char *out_path, cdch_err *err)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    yaml_parser_t parser;
     yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, in);
-    int ok = yaml_parser_load(&parser, &doc);
-    yaml_parser_delete(&parser);
-    fclose(in);
-    if (!ok)
-        return cdch_err_set(err, "%s: invalid YAML", path);
+    if (cdch_yaml_load_file(path, &doc, err) != 0)
+        return -1;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root || root->type != YAML_MAPPING_NODE) {
         yaml_document_delete(&doc);
@@ -99,6 +92,7 @@ int cdch_watermark_write(const char *path, const char *db, const char *out_path,
         yaml_document_delete(&doc);
         return cdch_err_set(err, "cannot write %s: %s", out_path, strerror(errno));
     }
+    int ok;
     yaml_emitter_t em;
     yaml_emitter_initialize(&em);
     yaml_emitter_set_output(&em, write_handler, out);
