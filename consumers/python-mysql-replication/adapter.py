@@ -38,6 +38,15 @@ from pymysqlreplication.row_event import (  # noqa: E402
     WriteRowsEvent,
 )
 
+try:  # 1.x only: what a None value stands for (constants/NONE_SOURCE.py)
+    from pymysqlreplication.constants import NONE_SOURCE  # noqa: E402
+except ImportError:  # 0.x
+    NONE_SOURCE = None
+try:  # 1.x only: the after image of a partial JSON update (json_binary.py)
+    from pymysqlreplication.json_binary import JsonDiff, JsonDiffOperation  # noqa: E402
+except ImportError:  # 0.x
+    JsonDiff = JsonDiffOperation = None
+
 INT_TYPES = {FIELD_TYPE.TINY, FIELD_TYPE.SHORT, FIELD_TYPE.INT24, FIELD_TYPE.LONG,
              FIELD_TYPE.LONGLONG}
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -147,14 +156,101 @@ def col_key(name, i):
     return name
 
 
-def image(event, values):
+def json_path(path):
+    """A MySQL JSON path as written in a binary JSON diff ('$', '.key', '."key"', '[n]')
+    -> list of str (member) / int (array index)."""
+    if isinstance(path, (bytes, bytearray)):
+        path = bytes(path).decode("utf-8")
+    if not path.startswith("$"):
+        raise ValueError("JSON path %r" % path)
+    i, out = 1, []
+    while i < len(path):
+        c = path[i]
+        if c == "[":
+            j = path.index("]", i)
+            out.append(int(path[i + 1:j]))
+            i = j + 1
+        elif c == "." and i + 1 < len(path) and path[i + 1] == '"':
+            j, key = i + 2, ""
+            while path[j] != '"':
+                if path[j] == "\\":
+                    j += 1
+                key += path[j]
+                j += 1
+            out.append(key)
+            i = j + 1
+        elif c == ".":
+            j = i + 1
+            while j < len(path) and path[j] not in ".[":
+                j += 1
+            out.append(path[i + 1:j])
+            i = j
+        else:
+            raise ValueError("JSON path %r" % path)
+    return out
+
+
+def apply_json_diff(doc, diff):
+    """What a user of the library must do with a partial update's after value: apply the
+    JsonDiff it yields (op, path, value) to the before image (JSON_REPLACE / JSON_INSERT or
+    JSON_ARRAY_INSERT / JSON_REMOVE semantics)."""
+    import copy
+    doc = copy.deepcopy(doc)
+    steps = json_path(diff.path)
+    value = json_value(diff.value) if diff.value is not None else None
+    if not steps:
+        return value if diff.op != JsonDiffOperation.Remove else None
+    parent = doc
+    for st in steps[:-1]:
+        parent = parent[st]
+    last = steps[-1]
+    if diff.op == JsonDiffOperation.Replace:
+        parent[last] = value
+    elif diff.op == JsonDiffOperation.Insert:
+        if isinstance(parent, list):
+            parent.insert(min(last, len(parent)), value)
+        else:
+            parent[last] = value
+    else:
+        del parent[last]
+    return doc
+
+
+def image(event, values, none_sources=None, before=None):
+    """The library's row image -> canonical. 1.x says why a value is None (`none_sources`):
+    "cols bitmap" = the column is not in the image (binlog_row_image MINIMAL/NOBLOB) -> left
+    out; "empty set" (with the SET's labels known) -> []; "same with before values" (a JSON
+    column a partial update did not touch) -> the before value. A JsonDiff (1.x partial
+    update) is applied to the before value."""
     if values is None:
         return None
     out = {}
     cols = event.columns
+    none_sources = none_sources or {}
     for i, (name, v) in enumerate(values.items()):
         column = cols[i] if i < len(cols) else None
-        out[col_key(name, i)] = canon(column, v)
+        key = col_key(name, i)
+        if v is None and NONE_SOURCE is not None and name in none_sources:
+            src = none_sources[name]
+            if src == NONE_SOURCE.COLS_BITMAP:
+                continue
+            if src == NONE_SOURCE.EMPTY_SET and getattr(column, "set_values", None):
+                out[key] = []
+                continue
+            if src == NONE_SOURCE.JSON_PARTIAL_UPDATE and before is not None and key in before:
+                out[key] = before[key]
+                continue
+        if JsonDiff is not None and isinstance(v, JsonDiff):
+            # without the document in the before image (MINIMAL image, or a before value
+            # the library could not name) the diff cannot be applied: printed as it is
+            raw = {"json_diff": {"op": v.op.name, "path": bytes(v.path).decode(
+                "utf-8", "replace"), "value": json_value(v.value)}}
+            try:
+                out[key] = apply_json_diff(before[key], v) if before else raw
+            except (KeyError, IndexError, TypeError, ValueError):
+                out[key] = raw
+            continue
+        out[key] = canon(column, v)
     return out
 
 
@@ -179,7 +275,11 @@ def main():
     kwargs = dict(
         connection_settings=settings,
         server_id=int(os.environ.get("CDCH_SERVER_ID", "1001")),
-        only_events=[WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent, GtidEvent, RotateEvent],
+        # no only_events: the library's default event set, as its users get it. It yields
+        # PartialUpdateRowsEvent (1.x; a subclass of UpdateRowsEvent, but only_events matches
+        # classes exactly, so listing the three row classes would drop it) and drops
+        # NotImplementedEvent (filter_non_implemented_events=True): binlogstream.py
+        # _allowed_event_list at 1.0.17, packet.py at 0.45.1 (no class for type 39 there).
         resume_stream=True,
         blocking=True,
     )
@@ -206,17 +306,23 @@ def main():
                 continue
             if isinstance(ev, RotateEvent):
                 continue
+            if not isinstance(ev, (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)):
+                continue  # QueryEvent, TableMapEvent, XidEvent, heartbeats, ...
             pos = {"file": stream.log_file, "pos": stream.log_pos}
             for row in ev.rows:
                 if isinstance(ev, WriteRowsEvent):
-                    op, before, after = "insert", None, row["values"]
-                elif isinstance(ev, UpdateRowsEvent):
-                    op, before, after = "update", row["before_values"], row["after_values"]
+                    op = "insert"
+                    before, after = None, image(ev, row["values"], row.get("none_sources"))
+                elif isinstance(ev, UpdateRowsEvent):  # includes PartialUpdateRowsEvent
+                    op = "update"
+                    before = image(ev, row["before_values"], row.get("before_none_sources"))
+                    after = image(ev, row["after_values"], row.get("after_none_sources"),
+                                  before=before)
                 else:
-                    op, before, after = "delete", row["values"], None
+                    op = "delete"
+                    before, after = image(ev, row["values"], row.get("none_sources")), None
                 emit({"op": op, "db": ev.schema, "table": ev.table,
-                      "before": image(ev, before), "after": image(ev, after),
-                      "gtid": gtid, "pos": pos})
+                      "before": before, "after": after, "gtid": gtid, "pos": pos})
     except KeyboardInterrupt:
         sys.exit(0)
     except Exception as e:  # the consumer died
