@@ -243,8 +243,11 @@ def image(event, values, none_sources=None, before=None):
         if JsonDiff is not None and isinstance(v, JsonDiff):
             # without the document in the before image (MINIMAL image, or a before value
             # the library could not name) the diff cannot be applied: printed as it is
-            raw = {"json_diff": {"op": v.op.name, "path": bytes(v.path).decode(
-                "utf-8", "replace"), "value": json_value(v.value)}}
+            # (the harness's form for a diff: {"json_diff":[{op, path, value}...]})
+            d = {"op": v.op.name.lower(), "path": bytes(v.path).decode("utf-8", "replace")}
+            if v.op != JsonDiffOperation.Remove:
+                d["value"] = json_value(v.value)
+            raw = {"json_diff": [d]}
             try:
                 out[key] = apply_json_diff(before[key], v) if before else raw
             except (KeyError, IndexError, TypeError, ValueError):
