@@ -26,17 +26,67 @@ would. tests/run_verdicts.sh asserts the verdict `cdcharness run` gives each.
                      decimals without trailing zeros, floats at float
                      precision, JSON objects with keys in another order,
                      "@N" column names, GTID sets instead of GTIDs
+
+Fault classes for tests/data/run-faults.yaml (the first column of an image
+is the table's primary key there):
+
+  nonfinite COL SPELL   the first row image holding COL gets SPELL instead:
+                        a raw JSON number (1e999, -1e999) or a string
+                        ("Infinity", "-Infinity", "NaN", ...); COL may be
+                        doc.PATH for a number inside a JSON document
+  nonfinite-many        several non-finite spellings, one per row
+  wrong-op-delete       the first delete is emitted as an update
+  wrong-op-insert       the first insert into items is emitted as an update
+  wrong-db              one row names db "shop2"
+  wrong-table           one row names table "items_v2"
+  wrong-key             one row's key column (sku) is 99 instead of 2
+  drop-row              the second row of the first two-row transaction is
+                        dropped (the rest of that transaction arrives)
+  double-as-float       DOUBLE values rounded to float32
+  big-as-double         integers beyond 2^53 printed as JSON doubles
+  phantom-row           an extra log row (id 99) that never happened
+  extra-column          one row image carries a column the table lacks
+  missing-column        one row image lacks a column
+  warn-then-correct     error lines (at the start, between transactions)
+                        and every row correctly
+  warn-start-skip       one error line at the start, then compressed
+                        transactions dropped silently
+  announce-once-skip    one error line at the first compressed
+                        transaction, then every compressed one dropped
+  die-plain-skip        uncompressed stream: exits 1 after the second
+                        transaction; compressed: drops compressed
+                        transactions silently
+  value-and-die         alters the first row's last column, exits 1 at
+                        the first compressed transaction
+  keyupd                key-changing UPDATEs as delete + insert, adjacent
+  keyupd-split          same, the insert moved to the end of its
+                        transaction (another row between)
+  keyupd-other-txn      same, adjacent, but the insert of a key change
+                        alone in its transaction carries the next
+                        transaction's GTID and pos
+  odd KIND...           correct in unusual spellings: strings (numbers as
+                        strings), at-names ("@N" columns), set-bitmap,
+                        enum-index, gtid-upper, gtid-set, json-keys
+                        (object keys reordered), time-padded (TIME hours
+                        zero-padded to three digits)
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 
 
+RAW = "\x00raw:"  # a string value starting so is printed as raw JSON text (e.g. the number 1e999)
+
+
 def emit(obj):
-    print(json.dumps(obj, separators=(",", ":"), ensure_ascii=False), flush=True)
+    line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    if "\\u0000raw:" in line:
+        line = re.sub(r'"\\u0000raw:([^"]*)"', r"\1", line)
+    print(line, flush=True)
 
 
 def reference_rows():
@@ -76,7 +126,7 @@ def strip_zeros(s):
 def main():
     if sys.argv[1] == "session":
         return session(sys.argv[2])
-    run_one(sys.argv[1])
+    run_one(sys.argv[1], sys.argv[2:])
 
 
 def session(behaviour):
@@ -105,7 +155,7 @@ def session(behaviour):
 BY_VERSION = {"1.0": "correct", "2.0": "skip-compressed", "2.1": "correct"}
 
 
-def run_one(behaviour):
+def run_one(behaviour, args=()):
     if behaviour == "by-version":
         behaviour = BY_VERSION[os.environ["CDCH_VERSION"]]
     rows = reference_rows()
@@ -182,9 +232,349 @@ def run_one(behaviour):
                 uuid, gno = r["gtid"].rsplit(":", 1)
                 r["gtid"] = "%s:1-%s" % (uuid, gno)
             emit(r)
+    elif behaviour in FAULTS:
+        FAULTS[behaviour](rows, txns, list(args))
     else:
         sys.stderr.write("broken.py: unknown behaviour %r\n" % behaviour)
         sys.exit(2)
+
+
+# --- fault classes for tests/data/run-faults.yaml ------------------------------------------
+
+def emit_all(rows):
+    for r in rows:
+        emit(clean(r))
+
+
+def first_row(rows, pred):
+    for r in rows:
+        if pred(r):
+            return r
+    raise SystemExit("broken.py: no row to alter in this scenario")
+
+
+def image_with(r, col):
+    """The image of r holding column col (after first), or None."""
+    for img in ("after", "before"):
+        if r[img] is not None and r[img].get(col) is not None:
+            return r[img]
+    return None
+
+
+def spelled(spell):
+    """1e999 / -1e999 / 1E400 ... are raw JSON numbers; anything else is a string value."""
+    return RAW + spell if re.fullmatch(r"-?[0-9.]+[eE][+-]?[0-9]+", spell) else spell
+
+
+def set_nonfinite(rows, col, spell):
+    if col.startswith("doc."):
+        path = col.split(".")[1:]
+
+        def holds(r):
+            img = image_with(r, "doc")
+            d = img and img["doc"]
+            for k in path:
+                if not isinstance(d, dict) or k not in d:
+                    return False
+                d = d[k]
+            return isinstance(d, (int, float))
+        r = first_row(rows, holds)
+        d = image_with(r, "doc")["doc"]
+        for k in path[:-1]:
+            d = d[k]
+        d[path[-1]] = spelled(spell)
+        return r
+    r = first_row(rows, lambda r: image_with(r, col) is not None)
+    image_with(r, col)[col] = spelled(spell)
+    return r
+
+
+def f_nonfinite(rows, txns, args):
+    col, spell = args
+    set_nonfinite(rows, col, spell)
+    emit_all(rows)
+
+
+def replace_first_number(doc, value):
+    """doc with its first number (depth first) replaced by value; True when one was."""
+    items = list(doc.items()) if isinstance(doc, dict) else list(enumerate(doc)) if isinstance(doc, list) else []
+    for k, v in items:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            doc[k] = value
+            return True
+        if replace_first_number(v, value):
+            return True
+    return False
+
+
+# (column, value) of nonfinite-many, one per after image of shop.items in order (tests/run_verdicts.sh
+# expects one mismatch per entry): strings, then raw numbers, then a number inside the JSON column
+NONFINITE_MANY = [("f", "inf"), ("d", "-inf"), ("f", "nan"), ("d", "1e999"), ("f", RAW + "-1E999"),
+                  ("doc", RAW + "-1e999")]
+
+
+def f_nonfinite_many(rows, txns, args):
+    items = [r for r in rows if r["table"] == "items" and r["after"] is not None]
+    for (col, value), r in zip(NONFINITE_MANY, items):
+        if col == "doc":
+            assert replace_first_number(r["after"]["doc"], value)
+        else:
+            r["after"][col] = value
+    emit_all(rows)
+
+
+def f_wrong_op_delete(rows, txns, args):
+    r = first_row(rows, lambda r: r["op"] == "delete")
+    r["op"] = "update"
+    emit_all(rows)
+
+
+def f_wrong_op_insert(rows, txns, args):
+    r = first_row(rows, lambda r: r["op"] == "insert" and r["table"] == "items")
+    r["op"] = "update"
+    emit_all(rows)
+
+
+def f_wrong_db(rows, txns, args):
+    first_row(rows, lambda r: r["table"] == "items" and r["op"] == "update")["db"] = "shop2"
+    emit_all(rows)
+
+
+def f_wrong_table(rows, txns, args):
+    first_row(rows, lambda r: r["table"] == "items" and r["op"] == "update")["table"] = "items_v2"
+    emit_all(rows)
+
+
+def f_wrong_key(rows, txns, args):
+    r = first_row(rows, lambda r: r["op"] == "insert" and r["table"] == "items" and r["after"]["sku"] == 2)
+    r["after"]["sku"] = 99
+    emit_all(rows)
+
+
+def f_drop_row(rows, txns, args):
+    t = next(t for t in txns if len(t) >= 2)
+    dropped = t[1]
+    emit_all(r for r in rows if r is not dropped)
+
+
+def f32(x):
+    import struct
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def f_double_as_float(rows, txns, args):
+    for r in rows:
+        for img in (r["before"], r["after"]):
+            if img and isinstance(img.get("d"), float) and abs(img["d"]) < 3e38 and f32(img["d"]) != img["d"]:
+                img["d"] = f32(img["d"])
+    emit_all(rows)
+
+
+def f_big_as_double(rows, txns, args):
+    for r in rows:
+        for img in (r["before"], r["after"]):
+            if img and img.get("big") is not None and int(img["big"]) > 2 ** 53:
+                img["big"] = float(int(img["big"]))
+    emit_all(rows)
+
+
+def f_phantom_row(rows, txns, args):
+    for r in rows:
+        emit(clean(r))
+        if r["table"] == "log" and r["after"]["id"] == 2:
+            p = clean(r)
+            p["after"] = {"id": 99, "msg": "never happened"}
+            emit(p)
+
+
+def f_extra_column(rows, txns, args):
+    first_row(rows, lambda r: r["table"] == "items" and r["op"] == "insert")["after"]["colour"] = "red"
+    emit_all(rows)
+
+
+def f_missing_column(rows, txns, args):
+    del first_row(rows, lambda r: r["table"] == "items" and r["op"] == "insert")["after"]["note"]
+    emit_all(rows)
+
+
+def f_warn_then_correct(rows, txns, args):
+    emit({"kind": "error", "message": "WARN lost connection to the primary, reconnecting"})
+    for i, t in enumerate(txns):
+        emit_all(t)
+        if i == 1:
+            emit({"kind": "error", "message": "WARN slow consumer: queue 90% full"})
+
+
+def f_warn_start_skip(rows, txns, args):
+    emit({"kind": "error", "message": "WARN unknown binlog event type 40 will be ignored"})
+    emit_all(r for r in rows if not r["compressed"])
+
+
+def f_announce_once_skip(rows, txns, args):
+    said = False
+    for r in rows:
+        if r["compressed"]:
+            if not said:
+                emit({"kind": "error", "message": "skipping unsupported event type 40 (txn %d)" % r["txn"]})
+                said = True
+            continue
+        emit(clean(r))
+
+
+def f_die_plain_skip(rows, txns, args):
+    if any(r["compressed"] for r in rows):
+        emit_all(r for r in rows if not r["compressed"])
+        return
+    for t in txns[:2]:
+        emit_all(t)
+    sys.stderr.write("ERROR: cannot parse plain row events after 2 transactions\n")
+    sys.exit(1)
+
+
+def f_value_and_die(rows, txns, args):
+    r = rows[0]
+    last = list(r["after"])[-1]
+    r["after"][last] = "CHANGED"
+    for r in rows:
+        if r["compressed"]:
+            sys.stderr.write("ERROR: unknown binlog event type 40 at %s\n" % r["pos"]["file"])
+            sys.exit(1)
+        emit(clean(r))
+
+
+def key_changed(r):
+    if r["op"] != "update" or not r["before"] or not r["after"]:
+        return False
+    k = next(iter(r["before"]))
+    return r["before"][k] != r["after"].get(k)
+
+
+def as_delete_insert(r):
+    d = clean(r)
+    d["op"], d["after"] = "delete", None
+    i = clean(r)
+    i["op"], i["before"] = "insert", None
+    return d, i
+
+
+def f_keyupd(rows, txns, args):
+    for r in rows:
+        if key_changed(r):
+            for x in as_delete_insert(r):
+                emit(x)
+        else:
+            emit(clean(r))
+
+
+def f_keyupd_split(rows, txns, args):
+    for t in txns:
+        later = []
+        for r in t:
+            if key_changed(r):
+                d, i = as_delete_insert(r)
+                emit(d)
+                later.append(i)
+            else:
+                emit(clean(r))
+        for i in later:
+            emit(i)
+
+
+def f_keyupd_other_txn(rows, txns, args):
+    carry = None
+    for t in txns:
+        if carry is not None:
+            carry["gtid"], carry["pos"] = t[0].get("gtid"), t[0].get("pos")
+            emit(carry)
+            carry = None
+        for r in t:
+            if key_changed(r):
+                d, i = as_delete_insert(r)
+                emit(d)
+                if len(t) == 1:
+                    carry = i
+                else:
+                    emit(i)
+            else:
+                emit(clean(r))
+    if carry is not None:
+        emit(carry)
+
+
+# members of run-faults' SET/ENUM columns (tests/data/run-faults.yaml)
+SET_MEMBERS = {"tags": ["red", "green", "blue"]}
+ENUM_MEMBERS = {"status": ["new", "paid", "shipped"]}
+
+
+def json_keys_reordered(x):
+    if isinstance(x, dict):
+        return {k: json_keys_reordered(x[k]) for k in sorted(x, reverse=True)}
+    if isinstance(x, list):
+        return [json_keys_reordered(v) for v in x]
+    return x
+
+
+def time_padded(v):
+    sign = "-" if v.startswith("-") else ""
+    h, rest = v.lstrip("-").split(":", 1)
+    return "%s%03d:%s" % (sign, int(h), rest)
+
+
+def f_odd(rows, txns, kinds):
+    for r in rows:
+        r = clean(r)
+        for img in ("before", "after"):
+            v = r[img]
+            if v is None:
+                continue
+            new = {}
+            for i, (k, x) in enumerate(v.items()):
+                if "strings" in kinds and k != "doc" and isinstance(x, (int, float)) and not isinstance(x, bool):
+                    x = repr(x) if isinstance(x, float) else str(x)
+                if "set-bitmap" in kinds and k in SET_MEMBERS and isinstance(x, list):
+                    x = sum(1 << SET_MEMBERS[k].index(m) for m in x)
+                if "enum-index" in kinds and k in ENUM_MEMBERS and isinstance(x, str):
+                    x = ENUM_MEMBERS[k].index(x) + 1
+                if "json-keys" in kinds and k == "doc":
+                    x = json_keys_reordered(x)
+                if "time-padded" in kinds and k == "dur" and isinstance(x, str):
+                    x = time_padded(x)
+                new["@%d" % (i + 1) if "at-names" in kinds else k] = x
+            r[img] = new
+        if r.get("gtid"):
+            uuid, gno = r["gtid"].rsplit(":", 1)
+            if "gtid-upper" in kinds:
+                uuid = uuid.upper()
+            if "gtid-set" in kinds:
+                gno = "1-" + gno
+            r["gtid"] = "%s:%s" % (uuid, gno)
+        emit(r)
+
+
+FAULTS = {
+    "nonfinite": f_nonfinite,
+    "nonfinite-many": f_nonfinite_many,
+    "wrong-op-delete": f_wrong_op_delete,
+    "wrong-op-insert": f_wrong_op_insert,
+    "wrong-db": f_wrong_db,
+    "wrong-table": f_wrong_table,
+    "wrong-key": f_wrong_key,
+    "drop-row": f_drop_row,
+    "double-as-float": f_double_as_float,
+    "big-as-double": f_big_as_double,
+    "phantom-row": f_phantom_row,
+    "extra-column": f_extra_column,
+    "missing-column": f_missing_column,
+    "warn-then-correct": f_warn_then_correct,
+    "warn-start-skip": f_warn_start_skip,
+    "announce-once-skip": f_announce_once_skip,
+    "die-plain-skip": f_die_plain_skip,
+    "value-and-die": f_value_and_die,
+    "keyupd": f_keyupd,
+    "keyupd-split": f_keyupd_split,
+    "keyupd-other-txn": f_keyupd_other_txn,
+    "odd": f_odd,
+}
 
 
 if __name__ == "__main__":
