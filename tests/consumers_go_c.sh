@@ -44,8 +44,8 @@ consumers=$root/consumers
 [ -x "$bin" ] || { echo "consumers_go_c: $bin is not executable" >&2; exit 2; }
 [ -f "$scenario" ] || { echo "consumers_go_c: no scenario $scenario" >&2; exit 2; }
 if ! "$bin" serve --help >/dev/null 2>&1; then
-    echo "consumers_go_c: '$(basename "$bin") serve' does not exist yet; skipping (0 checks)"
-    exit 0
+    echo "consumers_go_c: '$(basename "$bin") serve --help' failed: the fake primary is missing or broken" >&2
+    exit 1
 fi
 command -v python3 >/dev/null || { echo "consumers_go_c: python3 is needed" >&2; exit 2; }
 
