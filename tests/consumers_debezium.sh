@@ -7,7 +7,10 @@
 #   tests/consumers_debezium.sh CDCHARNESS_BIN SOURCE_DIR
 set -u
 bin=$1 src=$2
-command -v java >/dev/null && command -v mvn >/dev/null || { echo "java/mvn missing: skipped"; echo "0 passed, 0 failed"; exit 0; }
+# java and mvn are prerequisites (scripts/setup.sh installs them): missing = a failure, not a skip
+for tool in java mvn; do
+    command -v "$tool" >/dev/null || { echo "$tool is missing (scripts/setup.sh installs it)"; echo "0 passed, 1 failed"; exit 1; }
+done
 rep=$(mktemp -d)
 trap 'rm -rf "$rep"' EXIT
 # restart-mid-payload: not 2.7.4, whose compressed cell is timing-dependent (pass or duplicate,

@@ -14,10 +14,14 @@ package cdch;
 //   binary columns as Connect bytes (the JsonConverter prints them base64 and the schema keeps
 //   them apart from text).
 //
-// Restart: when the engine stops because the binlog connection failed (EOF / socket error in the
-// cause chain), the adapter starts a fresh engine with the same offset file and history file, as
-// a supervisor restarting a failed connector would (at most MAX_RESTARTS times per cell). Any
-// other failure prints {"kind":"error"} and ends the cell with status 1.
+// Failures: the adapter never restarts or retries anything itself. When the engine ends by
+// itself (the connector or its task failed, the binlog connection dropped and the connector did
+// not recover on its own), its completion message and error go out as {"kind":"error"} and the
+// cell ends (session: {"kind":"ended","status":1}; one-shot: exit status 1), as an embedding
+// application's engine thread ends. What Debezium does by itself stays as it does it: the binlog
+// client's keep-alive reconnects, the engine's own retries of retriable errors (2.x+).
+// The connector's ERROR log lines (and the binlog client's SEVERE ones) are also reported as
+// error lines as soon as they are written (see StderrWatch).
 //
 // Session mode (CDCH_SESSION=1): stdin carries start/stop lines; one JVM, a fresh engine per cell.
 //
@@ -34,13 +38,11 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.Json;
 
 import java.io.BufferedReader;
-import java.io.EOFException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -63,7 +65,6 @@ public final class Main {
     private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNodeFactory NF = JsonNodeFactory.instance;
-    private static final int MAX_RESTARTS = 5;
     private static final AtomicInteger CELLS = new AtomicInteger();
 
     static synchronized void emit(String line) {
@@ -83,16 +84,17 @@ public final class Main {
         System.err.flush();
     }
 
-    // The consumer's own fatal log lines, reported as soon as they are written: Debezium 1.x's
-    // legacy reader logs "Error during binlog processing" when the binlog client fails to
-    // deserialize an event ("Unknown event type 40"), but the engine reports the failure only
-    // after its task has stopped, which waits on BinaryLogClient.disconnect()'s connect lock
-    // (tens of seconds in 1.2/1.4). The line goes out as {"kind":"error"} right away.
-    // A dropped connection logs the same ERROR line, followed within the same stack trace by an
-    // EOF / socket error: those are not reported (the engine is restarted instead).
-    static final String[] FATAL_LOG = {"Error during binlog processing"};
-    static final java.util.regex.Pattern RECOVERABLE = java.util.regex.Pattern.compile(
-            "EOFException|SocketException|Failed to read remaining|Connection reset|Broken pipe|Socket closed");
+    // The consumer's own error log lines, reported as {"kind":"error"} as soon as they are
+    // written: Debezium 1.x's legacy reader logs "Error during binlog processing" when the binlog
+    // client fails to deserialize an event ("Unknown event type 40"), but the engine reports the
+    // failure only after its task has stopped, which waits on BinaryLogClient.disconnect()'s
+    // connect lock (tens of seconds in 1.2/1.4); 2.x+ log "Producer failure" and the like. Every
+    // ERROR line of the connector's logger (log4j in 1.2-1.4, slf4j-simple otherwise) and every
+    // SEVERE line of the binlog client (java.util.logging) is reported, none is judged or
+    // withheld (at most MAX_LOG_ERRORS distinct lines per cell).
+    static final java.util.regex.Pattern ERROR_LINE = java.util.regex.Pattern.compile(
+            "^\\d\\d:\\d\\d:\\d\\d,\\d{3} (ERROR |\\[[^\\]]*\\] ERROR )|^SEVERE: ");
+    static final int MAX_LOG_ERRORS = 5;
     static volatile Cell LIVE;
 
     static final class StderrWatch extends java.io.OutputStream {
@@ -119,46 +121,20 @@ public final class Main {
             err.flush();
         }
 
-        private String pending;      // a fatal-looking ERROR line, judged by what follows
-        private long pendingAt;
-
         private void check(String l) {
             Cell c = LIVE;
-            if (c == null || c.fatalReported || c.stopRequested) {
-                pending = null;
+            if (c == null || c.stopRequested || !ERROR_LINE.matcher(l).find()) {
                 return;
             }
-            if (pending != null && RECOVERABLE.matcher(l).find()) {
-                pending = null;   // the connection dropped: the engine restarts (see Cell)
-                return;
-            }
-            for (String f : FATAL_LOG) {
-                if (l.contains(f) && l.contains("ERROR") && pending == null) {
-                    pending = l.trim();
-                    pendingAt = System.nanoTime();
-                    final String mine = pending;
-                    Thread t = new Thread(() -> {
-                        try {
-                            Thread.sleep(1500);
-                        } catch (InterruptedException ignored) {
-                            return;
-                        }
-                        synchronized (StderrWatch.this) {
-                            Cell cc = LIVE;
-                            if (pending == mine && cc == c && !c.fatalReported && !c.stopRequested) {
-                                c.fatalReported = true;
-                                emitError("consumer log: " + mine);
-                            }
-                            if (pending == mine) {
-                                pending = null;
-                            }
-                        }
-                    });
-                    t.setDaemon(true);
-                    t.start();
+            String msg = l.trim();
+            // the same message repeated (1.x logs its reader state once per failed event)
+            String key = msg.replaceFirst("^\\d\\d:\\d\\d:\\d\\d,\\d{3} ", "");
+            synchronized (c) {
+                if (c.logErrors.size() >= MAX_LOG_ERRORS || !c.logErrors.add(key)) {
                     return;
                 }
             }
+            emitError("consumer log: " + msg);
         }
     }
 
@@ -283,7 +259,7 @@ public final class Main {
         final Map<String, String> env;
         final String prefix;
         volatile boolean stopRequested;
-        volatile boolean fatalReported;
+        final java.util.Set<String> logErrors = new java.util.HashSet<>();
         boolean endedReported;
         volatile DebeziumEngine<ChangeEvent<String, String>> engine;
         final CountDownLatch ended = new CountDownLatch(1);
@@ -349,69 +325,47 @@ public final class Main {
                 // builds the empty set when the file name is "".
                 seeded = seedOffsets(state + "/offsets.dat", prefix, "", 4);
             }
-            for (int attempt = 0; ; attempt++) {
-                if (attempt > 0) {
-                    log("stored offset at restart: " + storedOffset(state + "/offsets.dat"));
-                }
-                if (attempt > 0 && seeded) {
-                    // restart while the stored offset still says file "" (nothing committed
-                    // past the seed: 3.6's async engine drops the queued batch when the
-                    // producer fails): no_data would reject it ("Filename does not have an
-                    // extension"), so recovery again
-                    seeded = storedFileEmpty(state + "/offsets.dat");
-                    if (seeded) {
-                        // and the history written since would be compared with file "" on
-                        // recovery (BinlogHistoryRecordComparator: "Filename does not have an
-                        // extension"): nothing was committed, so start over as the first start did
-                        new java.io.File(state + "/schema-history.dat").delete();
-                    }
-                }
-                Properties p = props(ver, state);
-                final Object[] result = new Object[3];
-                final CountDownLatch done = new CountDownLatch(1);
-                DebeziumEngine<ChangeEvent<String, String>> e = DebeziumEngine.create(Json.class)
-                        .using(p)
-                        .notifying(this::record)
-                        .using((DebeziumEngine.CompletionCallback) (success, message, error) -> {
-                            result[0] = success;
-                            result[1] = message;
-                            result[2] = error;
-                            done.countDown();
-                        })
-                        .build();
-                engine = e;
-                if (stopRequested) {
-                    e.close();
-                    return 0;
-                }
-                Thread t = new Thread(e, "cdch-engine-" + prefix + "-" + attempt);
-                t.setDaemon(true);
-                t.start();
-                while (!done.await(50, TimeUnit.MILLISECONDS)) {
-                    if (!ready && streaming(prefix)) {
-                        ready = true;
-                        emit("{\"kind\":\"ready\"}");
-                    }
-                }
-                t.join(5000);
-                engine = null;
-                if (stopRequested) {
-                    return 0;
-                }
-                Throwable err = (Throwable) result[2];
-                String message = (String) result[1];
-                boolean dropped = err != null && connectionLost(err);
-                if (dropped && attempt < MAX_RESTARTS) {
-                    log("engine stopped after a connection failure (" + rootCause(err) + "); restarting from the stored offsets (restart " + (attempt + 1) + ")");
-                    continue;
-                }
-                String why = message != null ? message : "engine stopped";
-                if (err != null) {
-                    why += ": " + err + (rootCause(err) != err ? " / cause: " + rootCause(err) : "");
-                }
-                emitError(why);
-                return 1;
+            Properties p = props(ver, state);
+            final Object[] result = new Object[3];
+            final CountDownLatch done = new CountDownLatch(1);
+            DebeziumEngine<ChangeEvent<String, String>> e = DebeziumEngine.create(Json.class)
+                    .using(p)
+                    .notifying(this::record)
+                    .using((DebeziumEngine.CompletionCallback) (success, message, error) -> {
+                        result[0] = success;
+                        result[1] = message;
+                        result[2] = error;
+                        done.countDown();
+                    })
+                    .build();
+            engine = e;
+            if (stopRequested) {
+                e.close();
+                return 0;
             }
+            Thread t = new Thread(e, "cdch-engine-" + prefix);
+            t.setDaemon(true);
+            t.start();
+            while (!done.await(50, TimeUnit.MILLISECONDS)) {
+                if (!ready && streaming(prefix)) {
+                    ready = true;
+                    emit("{\"kind\":\"ready\"}");
+                }
+            }
+            t.join(5000);
+            engine = null;
+            if (stopRequested) {
+                return 0;
+            }
+            // the engine ended by itself: the connector failed (or stopped) and did not recover
+            Throwable err = (Throwable) result[2];
+            String message = (String) result[1];
+            String why = message != null ? message : "engine stopped";
+            if (err != null) {
+                why += ": " + err + (rootCause(err) != err ? " / cause: " + rootCause(err) : "");
+            }
+            emitError(why);
+            return 1;
         }
 
         boolean seeded;
@@ -442,10 +396,8 @@ public final class Main {
                 p.setProperty("schema.history.internal", "io.debezium.storage.file.history.FileSchemaHistory");
                 p.setProperty("schema.history.internal.file.filename", state + "/schema-history.dat");
             }
-            String dbs = env("CDCH_DATABASES", "");
-            if (!dbs.isEmpty()) {
-                p.setProperty("database.include.list", dbs);
-            }
+            // no database/table include lists: the connector's default filters (every database
+            // but MySQL's system schemas), as a user who did not narrow it runs it
             // "never" exists up to 3.5.x (removed in 3.6): no snapshot, stream from the first binlog
             if (hasNever(ver)) {
                 p.setProperty("snapshot.mode", "never");
@@ -453,7 +405,7 @@ public final class Main {
                 // no_data alone would start at SHOW BINARY LOG STATUS (the end of the served
                 // stream): the first start seeds the offsets with the harness's start position
                 // and takes the schema with "recovery" (schema snapshot, stream from the stored
-                // offset); restarts are plain no_data (offsets and history exist)
+                // offset)
                 p.setProperty("snapshot.mode", seeded ? "recovery" : "no_data");
                 p.setProperty("snapshot.locking.mode", "none");
             }
@@ -504,35 +456,6 @@ public final class Main {
         return r;
     }
 
-    @SuppressWarnings("unchecked")
-    static String storedOffset(String path) {
-        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.FileInputStream(path))) {
-            StringBuilder sb = new StringBuilder();
-            for (byte[] v : ((Map<byte[], byte[]>) in.readObject()).values()) {
-                sb.append(v == null ? "null" : new String(v, StandardCharsets.UTF_8));
-            }
-            return sb.toString();
-        } catch (Exception ex) {
-            return "(none: " + ex + ")";
-        }
-    }
-
-    // Whether the offset file's value names binlog file "" (the seed, or an offset derived from it).
-    @SuppressWarnings("unchecked")
-    static boolean storedFileEmpty(String path) {
-        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.FileInputStream(path))) {
-            Map<byte[], byte[]> raw = (Map<byte[], byte[]>) in.readObject();
-            for (byte[] v : raw.values()) {
-                if (v != null && JSON.readTree(v).path("file").asText("").isEmpty()) {
-                    return true;
-                }
-            }
-        } catch (Exception ex) {
-            log("cannot read " + path + ": " + ex);
-        }
-        return false;
-    }
-
     static boolean hasNever(int[] ver) {
         return ver[0] < 3 || (ver[0] == 3 && ver[1] < 6);
     }
@@ -567,20 +490,6 @@ public final class Main {
             t = t.getCause();
         }
         return t;
-    }
-
-    // the binlog connection dropped (EOF or socket error somewhere in the cause chain)
-    static boolean connectionLost(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof EOFException || c instanceof SocketException) {
-                return true;
-            }
-            String m = String.valueOf(c.getMessage());
-            if (m.contains("Communications link failure") || m.contains("Connection reset")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // streaming = the connector's streaming (1.5+) or binlog (legacy 1.x reader) metrics say Connected

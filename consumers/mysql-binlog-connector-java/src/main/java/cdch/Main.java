@@ -6,6 +6,16 @@ package cdch;
 // are "@1".. (the client has no catalogue). ENUM comes out as its index and SET as its bitmap,
 // as the library gives them.
 //
+// Settings: the library's README usage (EventDeserializer with DATE_AND_TIME_AS_LONG[_MICRO] +
+// CHAR_AND_BINARY_AS_BYTE_ARRAY; the _MICRO variant keeps DATETIME(6)/TIMESTAMP(6)/TIME(6)
+// fractions, which the default java.util.Date types truncate to milliseconds). The long is
+// formatted with java.time as the Unix time the library's Javadoc says it is; for dates before
+// 1582-10-15 the library computes it through java.util.GregorianCalendar (Julian calendar), so
+// those come out shifted (a library defect, recorded in manifest.yaml). Everything else is the
+// library's default: keep-alive on (it reconnects after a lost connection by itself), no event
+// filter; a deserialization failure is reported and ends the cell (the stream after it cannot
+// be trusted); nothing is retried by the adapter.
+//
 // CDCH_VERSION "...+unwrap": the listener also unwraps TRANSACTION_PAYLOAD (type 40) events via
 // TransactionPayloadEventData.getUncompressedEvents() (reflection: the class exists from 0.26.0
 // on). Without it, a payload event reaches the listener as one wrapper and is ignored, as it is by
@@ -64,6 +74,9 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
+        // the fake primary runs in UTC and the library builds its java.util.Date values from UTC
+        // fields: the JDK's field conversions (java.sql.Date.toLocalDate() ...) read them in UTC
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("UTC"));
         if ("1".equals(System.getenv("CDCH_SESSION"))) {
             session();
             return;
@@ -203,7 +216,9 @@ public final class Main {
                     Integer.parseInt(env("CDCH_PORT", "3306")), env("CDCH_USER", "root"), env("CDCH_PASSWORD", ""));
             this.client = client;
             client.setServerId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
-            client.setKeepAlive(false);
+            // keep-alive stays at the library's default (on, 1-minute interval): after a lost
+            // connection the client's own keep-alive thread pings, reconnects and resumes from
+            // its last position (or GTID set) - the recovery the library gives its users
             String gtidSet = env.get("CDCH_GTID_SET");
             if (gtidSet != null) {
                 client.setGtidSet(gtidSet);
@@ -274,11 +289,17 @@ public final class Main {
             if (failed[0] != 0) {
                 return 1;
             }
-            if (!stopping) {
-                error("client disconnected");
-                return 1;
+            // connect() returns when the connection is lost; the keep-alive thread (the
+            // library's, running until disconnect()) reconnects by itself, so the cell goes on
+            // until it is stopped, exactly as an application whose client is still alive
+            while (!stopping && failed[0] == 0) {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ex) {
+                    break;
+                }
             }
-            return 0;
+            return failed[0] != 0 ? 1 : 0;
         }
 
         // outer: the TRANSACTION_PAYLOAD event that carried this one (its header gives the position)
@@ -511,7 +532,13 @@ public final class Main {
             return b.bitLength() > 63 ? str(b.toString()) : b.toString();
         }
         if (v instanceof java.util.Date) {
-            return str(temporal(type, meta, ((java.util.Date) v).getTime() * 1000L));
+            // the library's default (non-LONG) temporal types: here only for rows decoded inside
+            // a TRANSACTION_PAYLOAD, whose inner EventDeserializer ignores the client's
+            // compatibility modes before io.debezium 0.40.5. java.sql.Date/Time/Timestamp and
+            // java.util.Date are calendar-field types (the library builds them from the row's
+            // fields via java.util.Calendar); the JDK's own conversions to java.time keep those
+            // fields (the JVM runs in UTC, see main)
+            return str(legacyTemporal(type, meta, (java.util.Date) v));
         }
         if (v instanceof byte[]) {
             byte[] b = (byte[]) v;
@@ -576,6 +603,33 @@ public final class Main {
         }
         return String.format("%04d-%02d-%02d %02d:%02d:%02d", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
                 t.getHour(), t.getMinute(), t.getSecond()) + fs;
+    }
+
+    static String legacyTemporal(int type, int meta, java.util.Date d) {
+        int fsp = (type == 17 || type == 18 || type == 19) ? Math.min(meta, 6) : 0;
+        if (d instanceof java.sql.Date) {
+            return ((java.sql.Date) d).toLocalDate().toString();
+        }
+        if (d instanceof java.sql.Time) {   // millisecond precision (java.sql.Time drops micros)
+            java.sql.Timestamp ts = new java.sql.Timestamp(d.getTime());
+            LocalDateTime t = ts.toLocalDateTime();
+            long ms = Math.floorMod(d.getTime(), 1000L);
+            return String.format("%02d:%02d:%02d", t.getHour(), t.getMinute(), t.getSecond()) + fraction(ms * 1000L, fsp);
+        }
+        java.sql.Timestamp ts = d instanceof java.sql.Timestamp ? (java.sql.Timestamp) d : new java.sql.Timestamp(d.getTime());
+        LocalDateTime t = ts.toLocalDateTime();
+        if (type == 10 || type == 14) {
+            return t.toLocalDate().toString();
+        }
+        return String.format("%04d-%02d-%02d %02d:%02d:%02d", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
+                t.getHour(), t.getMinute(), t.getSecond()) + fraction(t.getNano() / 1000L, fsp);
+    }
+
+    static String fraction(long micros, int fsp) {
+        if (fsp > 0) {
+            return "." + String.format("%06d", micros).substring(0, fsp);
+        }
+        return micros != 0 ? "." + String.format("%06d", micros) : "";
     }
 
     static String utf8(byte[] b) {
