@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `cdcharness run` end to end: the reference consumer and the deliberately
 # broken test consumers of tests/consumers/ (tests/consumers/_common/broken.py)
-# against tests/data/run-small.yaml, asserting the exact verdict and
+# against tests/data/run-small.yaml, and the fault-class ones (non-finite
+# numbers, wrong op/db/table/key, warnings, announced and silent holes,
+# key-changing UPDATEs as delete + insert, correct-but-odd spellings) against
+# tests/data/run-faults.yaml, asserting the exact verdict and
 # compression-regression flag of every cell from report.json; then the
 # expectation options (--expect, --expect-file, --baseline), the reports'
 # well-formedness, and the errors for unknown consumers.
@@ -29,7 +32,6 @@ run "${args[@]}" --scenario "$scenario" --expect manifest --timeout 4 -j 4 --rep
 rc=$?
 set -e
 cat "$work/table1.txt"
-[ $rc -eq 0 ] || fail "run exited $rc; every cell should meet its manifest's expect"
 
 python3 - "$work/r1/report.json" <<'EOF'
 import json, sys
@@ -96,11 +98,178 @@ if bad:
     print("\n".join(bad)); sys.exit(1)
 print("report.json: all %d cells as expected" % len(r["cells"]))
 EOF
+[ $rc -eq 0 ] || fail "run exited $rc; every cell should meet its manifest's expect"
 python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "20", t.attrib' \
   "$work/r1/junit.xml" || fail "junit.xml"
 grep -q '| broken-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ compression-regression' "$work/r1/summary.md" ||
   fail "summary.md lacks the silent-skip row"
 [ -s "$work/r1/cells/broken-value@1/run-small/compressed/observed.jsonl" ] || fail "cell log observed.jsonl"
+
+echo "== fault classes: the fault-class test consumers against run-faults (--expect manifest)"
+# tests/data/run-faults.yaml: FLOAT/DOUBLE/JSON numbers, key-changing UPDATEs, deletes, six
+# compressed transactions with never-compressed MyISAM ones between and after them.
+# Transaction numbers count the watermark table's CREATE TABLE (the stream's third DDL).
+faults=(cdcharness-ref
+        broken-inf-number broken-neginf-number broken-inf-string broken-neginf-string broken-nan-string
+        broken-json-inf broken-nonfinite-many
+        broken-op-delete broken-op-insert broken-db broken-table broken-key
+        broken-drop-row broken-double-as-float broken-big-as-double broken-phantom-row broken-extra-column
+        broken-missing-column
+        warn-then-correct broken-warn-skip broken-announce-once broken-die-plain broken-value-die
+        keyupd-declared broken-keyupd-undeclared broken-keyupd-split broken-keyupd-other-txn
+        odd-strings odd-at-names odd-set-bitmap odd-enum-index odd-gtid-upper odd-gtid-set odd-json-keys
+        odd-time-padded odd-all)
+args=()
+for c in "${faults[@]}"; do args+=(--consumer "$c"); done
+set +e
+run "${args[@]}" --scenario "$src/tests/data/run-faults.yaml" --expect manifest --timeout 10 -j 4 \
+    --report-dir "$work/rf" >"$work/tablef.txt"
+rc=$?
+set -e
+cat "$work/tablef.txt"
+python3 - "$work/rf" "${#faults[@]}" <<'EOF'
+import json, re, sys
+import xml.etree.ElementTree as E
+rdir, nconsumers = sys.argv[1], int(sys.argv[2])
+M, S, PF = "mismatch", "silent-skip", "parse-failure"
+want = {
+    # consumer: (uncompressed, compressed, compression-regression on the compressed cell)
+    "cdcharness-ref@builtin":     ("pass", "pass", False),
+    # non-finite numbers never equal a finite value (both modes)
+    "broken-inf-number@1":        (M, M, False),   # FLOAT as the JSON number 1e999
+    "broken-neginf-number@1":     (M, M, False),   # DOUBLE as -1e999
+    "broken-inf-string@1":        (M, M, False),   # "Infinity"
+    "broken-neginf-string@1":     (M, M, False),   # "-Infinity"
+    "broken-nan-string@1":        (M, M, False),   # "NaN"
+    "broken-json-inf@1":          (M, M, False),   # a number inside a JSON document as 1e999
+    "broken-nonfinite-many@1":    (M, M, False),   # inf, -inf, nan, "1e999", -1E999, JSON -1e999
+    # a row that arrived with a wrong op/db/table/key is a mismatch of that row, never missing
+    "broken-op-delete@1":         (M, M, False),
+    "broken-op-insert@1":         (M, M, False),
+    "broken-db@1":                (M, M, False),
+    "broken-table@1":             (M, M, False),
+    "broken-key@1":               (M, M, False),
+    # other faults
+    "broken-drop-row@1":          (S, S, False),   # one row of a two-row transaction, silently
+    "broken-double-as-float@1":   (M, M, False),
+    "broken-big-as-double@1":     (M, M, False),
+    "broken-phantom-row@1":       (M, M, False),
+    "broken-extra-column@1":      (M, M, False),
+    "broken-missing-column@1":    (M, M, False),
+    # error lines: warnings on a pass; a hole is silent unless an error line lies around it
+    "warn-then-correct@1":        ("pass", "pass", False),
+    "broken-warn-skip@1":         ("pass", S, True),
+    "broken-announce-once@1":     ("pass", S, True),
+    "broken-die-plain@1":         (PF, S, True),   # loud on plain streams, silent on compressed ones
+    "broken-value-die@1":         (M, M, True),    # worst class wins; parse-failure is new in compressed
+    # key-changing UPDATE as delete + insert
+    "keyupd-declared@1":          ("pass", "pass", False),
+    "broken-keyupd-undeclared@1": (M, M, False),
+    "broken-keyupd-split@1":      (M, M, False),
+    "broken-keyupd-other-txn@1":  (M, M, False),
+}
+for k in ("strings", "at-names", "set-bitmap", "enum-index", "gtid-upper", "gtid-set", "json-keys", "time-padded", "all"):
+    want["odd-%s@1" % k] = ("pass", "pass", False)
+assert len(want) == nconsumers, (len(want), nconsumers)
+r = json.load(open(rdir + "/report.json"))
+cells = {(c["consumer"], c["mode"]): c for c in r["cells"]}
+bad = []
+for con, (unc, comp, reg) in want.items():
+    for mode, v in (("uncompressed", unc), ("compressed", comp)):
+        c = cells.get((con, mode))
+        if c is None:
+            bad.append("%s %s: no cell" % (con, mode)); continue
+        if c["verdict"] != v:
+            bad.append("%s %s: verdict %s, want %s (%s)" % (con, mode, c["verdict"], v, c["summary"]))
+        want_reg = reg and mode == "compressed"
+        if c["compression_regression"] != want_reg:
+            bad.append("%s %s: compression_regression %s, want %s (%s)" % (con, mode, c["compression_regression"],
+                                                                           want_reg, c["summary"]))
+        if not c["meets"]:
+            bad.append("%s %s: does not meet %s" % (con, mode, c["expected"]))
+
+def cell(con, mode):
+    return cells.get((con + "@1", mode)) or {"summary": "", "detail": [], "mismatches": [], "missing": [],
+                                             "mismatch_total": 0}
+
+def text(c):
+    return c["summary"] + "\n" + "\n".join(c["detail"])
+
+# the finding names what is wrong
+for con, col, spell in (("broken-inf-number", "f", "1e999"), ("broken-neginf-number", "d", "-1e999"),
+                        ("broken-inf-string", "f", '"Infinity"'), ("broken-neginf-string", "d", '"-Infinity"'),
+                        ("broken-nan-string", "d", '"NaN"'), ("broken-json-inf", "doc", "1e999")):
+    for mode in ("uncompressed", "compressed"):
+        mm = cell(con, mode)["mismatches"]
+        if len(mm) != 1 or mm[0]["column"] != col or spell not in (mm[0]["observed"] or ""):
+            bad.append("%s %s: want one mismatch of %s observed %s: %r" % (con, mode, col, spell, mm))
+many = cell("broken-nonfinite-many", "compressed")
+cols = sorted(m["column"] for m in many["mismatches"])
+if many["mismatch_total"] != 6 or cols != ["d", "d", "doc", "f", "f", "f"]:
+    bad.append("nonfinite-many: want 6 mismatches (f x3, d x2, doc), got %s: %s" % (many["mismatch_total"], cols))
+for con, field in (("broken-op-delete", "op"), ("broken-op-insert", "op"), ("broken-db", "db"),
+                   ("broken-table", "table"), ("broken-key", "sku")):
+    for mode in ("uncompressed", "compressed"):
+        c = cell(con, mode)
+        if not re.search(r"\b%s\b" % field, text(c)):
+            bad.append("%s %s: the finding does not name %r: %s" % (con, mode, field, c["summary"]))
+        if c["missing"]:
+            bad.append("%s %s: a row that arrived is never missing: %r" % (con, mode, c["missing"]))
+for con in ("broken-keyupd-undeclared", "broken-keyupd-split", "broken-keyupd-other-txn"):
+    for mode in ("uncompressed", "compressed"):
+        if cell(con, mode)["missing"]:
+            bad.append("%s %s: rows arrived, none missing: %r" % (con, mode, cell(con, mode)["missing"]))
+for mode in ("uncompressed", "compressed"):
+    miss = cell("broken-drop-row", mode)["missing"]
+    if [(m["txn"], m["hole"]) for m in miss] != [(7, True)]:
+        bad.append("drop-row %s: want txn 7 missing as a hole: %r" % (mode, miss))
+for con, col in (("broken-double-as-float", "d"), ("broken-big-as-double", "big"), ("broken-extra-column", "colour"),
+                 ("broken-missing-column", "note")):
+    mm = cell(con, "compressed")["mismatches"]
+    if not mm or any(m["column"] != col for m in mm):
+        bad.append("%s: want mismatches of %s only: %r" % (con, col, [m["column"] for m in mm]))
+if "unexpected" not in cell("broken-phantom-row", "uncompressed")["summary"]:
+    bad.append("phantom-row: not named unexpected: %s" % cell("broken-phantom-row", "uncompressed")["summary"])
+# skipped compressed transactions: 6, 7, 9, 10, 12, 13 (7 and 12 hold two rows)
+for con in ("broken-warn-skip", "broken-announce-once", "broken-die-plain"):
+    miss = cell(con, "compressed")["missing"]
+    if [m["txn"] for m in miss] != [6, 7, 9, 10, 12, 13] or not all(m["compressed"] and m["hole"] for m in miss):
+        bad.append("%s compressed: missing %r" % (con, [(m["txn"], m["compressed"], m["hole"]) for m in miss]))
+dp = cell("broken-die-plain", "uncompressed")
+if dp.get("exit_status") != 1 or "cannot parse plain row events" not in dp["summary"]:
+    bad.append("die-plain uncompressed: exit %r, summary %s" % (dp.get("exit_status"), dp["summary"]))
+vd = cell("broken-value-die", "compressed")
+if "parse-failure" not in text(vd) or "CHANGED" not in text(vd):
+    bad.append("value-die compressed: the findings name neither the value nor the parse-failure: %s" % vd["summary"])
+# warnings: error lines that explain no finding; none where no error line was printed
+for con, mode, msg in (("warn-then-correct", "uncompressed", "lost connection to the primary"),
+                       ("warn-then-correct", "compressed", "queue 90% full"),
+                       ("broken-warn-skip", "uncompressed", "will be ignored")):
+    w = cell(con, mode).get("warnings")
+    if not w or not any(msg in x for x in w):
+        bad.append("%s %s: want warnings naming %r: %r" % (con, mode, msg, w))
+for (con, mode), c in cells.items():
+    if con.startswith("odd-") and c.get("warnings"):
+        bad.append("%s %s: warnings without error lines: %r" % (con, mode, c["warnings"]))
+md = open(rdir + "/summary.md", encoding="utf-8").read()
+rows = [l for l in md.splitlines() if l.startswith("| warn-then-correct@1 |")]
+if len(rows) < 2 or not all("warning" in l.lower() for l in rows[:2]):
+    bad.append("summary.md: the warn-then-correct rows do not mention the warnings: %r" % rows)
+ju = E.parse(rdir + "/junit.xml").getroot()
+if ju.get("tests") != str(2 * nconsumers):
+    bad.append("junit.xml: tests=%s" % ju.get("tests"))
+for tc in ju.iter("testcase"):
+    if tc.get("classname", "").endswith("warn-then-correct@1"):
+        if "warning" not in E.tostring(tc, encoding="unicode").lower():
+            bad.append("junit.xml: %s does not mention the warnings" % tc.get("name"))
+if r["totals"]["compression_regressions"] != 4:
+    bad.append("totals: %r" % r["totals"])
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+print("report.json: all %d fault-class cells as expected" % len(r["cells"]))
+EOF
+[ $rc -eq 0 ] || fail "run-faults: run exited $rc; every cell should meet its manifest's expect"
+
 
 echo "== exit status follows expectations"
 set +e
@@ -149,7 +318,7 @@ rc=$?
 set -e
 [ $rc -eq 2 ] || fail "unknown family: exit $rc"
 echo "$out" | grep -q "unknown consumer family 'no-such-family'" || fail "unknown family message: $out"
-echo "$out" | grep -q "known: .*broken-skip" || fail "unknown family should list the known ones: $out"
+echo "$out" | grep -q "known: .*broken-announce-skip" || fail "unknown family should list the known ones: $out"
 set +e
 out=$(run --consumer broken-skip@9.9 --scenario "$scenario" 2>&1)
 rc=$?
