@@ -75,7 +75,7 @@ static cdch_diff *diff_of(const char *observed, cdch_change_list **obs_out)
     cdch_change_list *e = lines(EXPECTED, true);
     cdch_change_list *o = lines(observed, false);
     cdch_diff_schema *s = schema();
-    cdch_diff *d = cdch_diff_run(e, o, s, NULL);
+    cdch_diff *d = cdch_diff_run(e, o, s, NULL, 0);
     cdch_diff_schema_free(s);
     cdch_changes_free(e);
     if (obs_out)
@@ -462,7 +462,7 @@ START_TEST(enum_set_numbers)
         snprintf(line, sizeof line,
                  "{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"before\":null,\"after\":{\"id\":1,%s}\n", img + 1);
         cdch_change_list *o = lines(line, false);
-        cdch_diff *d = cdch_diff_run(e, o, s, NULL);
+        cdch_diff *d = cdch_diff_run(e, o, s, NULL, 0);
         ck_assert_msg((d->mismatch_total == 0) == (k < 2), "image %s: %zu mismatches", img, d->mismatch_total);
         cdch_diff_free(d);
         cdch_changes_free(o);
@@ -470,6 +470,246 @@ START_TEST(enum_set_numbers)
     cdch_changes_free(e);
     cdch_diff_schema_free(s);
     cdch_scenario_free(sc);
+}
+END_TEST
+
+
+/* ---- issue 11: verdicts people can act on ---------------------------------------- */
+
+START_TEST(non_finite_never_equal)
+{
+    ck_assert(eq(CDCH_CMP_FLOAT, -1, "1.5", "\"1.5\""));         /* a number as a string is fine */
+    ck_assert(eq(CDCH_CMP_DOUBLE, -1, "2.25", "\"2.25e0\""));
+    ck_assert(!eq(CDCH_CMP_FLOAT, -1, "1.5", "1e999"));          /* overflows to inf */
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "1.5", "-1e999"));
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "1e308", "1e999"));
+    ck_assert(!eq(CDCH_CMP_FLOAT, -1, "1.5", "\"Infinity\""));
+    ck_assert(!eq(CDCH_CMP_FLOAT, -1, "1.5", "\"-Infinity\""));
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "1.5", "\"NaN\""));
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "1.5", "\"inf\""));
+    ck_assert(!eq(CDCH_CMP_DOUBLE, -1, "16", "\"0x10\""));
+    ck_assert(!eq(CDCH_CMP_JSON, -1, "{\"a\":1.5}", "{\"a\":1e999}"));
+    ck_assert(!eq(CDCH_CMP_JSON, -1, "[1.5]", "[1e999]"));
+    ck_assert(!eq(CDCH_CMP_VECTOR, -1, "[1.5,2]", "[1e999,2]"));
+    ck_assert(!eq(CDCH_CMP_GENERIC, -1, "1.5", "1e999"));
+    ck_assert(!eq(CDCH_CMP_DECIMAL, 2, "1.50", "\"Infinity\""));
+}
+END_TEST
+
+START_TEST(wrong_op_db_table_is_mismatch)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    /* the delete of txn 5 arrives as an update */
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n" O3 "\n" O4 "\n"
+                           "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5},"
+                           "\"after\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5}}\n",
+                           &obs);
+    ck_assert_uint_eq(d->nmissing, 0);
+    ck_assert_uint_eq(d->mismatch_total, 1);
+    ck_assert_str_eq(d->mismatch[0].what, "op differs");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_MISMATCH);
+    ck_assert_str_eq(s, "1 difference(s); first: txn 5 op differs: expected \"delete\", observed \"update\"");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* txn 3's insert under another table and another db */
+    d = diff_of(O1 "\n" O2 "\n"
+                "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"x\",\"before\":null,\"after\":{\"id\":3,\"v\":\"3.00\",\"f\":3.5}}\n"
+                "{\"op\":\"update\",\"db\":\"u\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},"
+                "\"after\":{\"id\":1,\"v\":\"9.10\",\"f\":1.5}}\n" O5 "\n",
+                &obs);
+    ck_assert_uint_eq(d->nmissing, 0);
+    ck_assert_uint_eq(d->mismatch_total, 2);
+    ck_assert_str_eq(d->mismatch[0].what, "table differs");
+    ck_assert_uint_eq(d->mismatch[0].txn, 3);
+    ck_assert_str_eq(d->mismatch[1].what, "db differs");
+    ck_assert_uint_eq(d->mismatch[1].txn, 4);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_MISMATCH);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* a wrong key is a mismatch of the cursor row (not a missing row) */
+    d = diff_of(O1 "\n" O2 "\n"
+                "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":33,\"v\":\"3.00\",\"f\":3.5}}\n" O4
+                "\n" O5 "\n",
+                &obs);
+    ck_assert_uint_eq(d->nmissing, 0);
+    ck_assert_uint_eq(d->mismatch_total, 1);
+    ck_assert_str_eq(d->mismatch[0].column, "id");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(errors_are_warnings_on_a_complete_stream)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    cdch_diff *d = diff_of("{\"kind\":\"error\",\"message\":\"retrying after a timeout\"}\n" O1 "\n" O2 "\n" O3 "\n" O4
+                           "\n" O5 "\n",
+                           &obs);
+    cdch_judgement j;
+    cdch_outcome oc = outcome(CDCH_STOP_DONE, -1);
+    cdch_verdict_judge(d, obs, &oc, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_PASS);
+    ck_assert_uint_eq(j.classes, 0);
+    ck_assert_uint_eq(j.nwarnings, 1);
+    ck_assert_str_eq(cdch_buf_cstr(&j.warnings),
+                     "consumer error (observed line 1, after 0 rows): retrying after a timeout\n");
+    ck_assert_str_eq(j.summary, "5 rows in 5 transactions; checkpoints valid; with warnings (the consumer reported "
+                                "errors but delivered every row)");
+    cdch_judgement_free(&j);
+    /* a failing exit after every row is a warning too */
+    cdch_outcome ex = outcome(CDCH_STOP_EXITED, 3);
+    ck_assert_int_eq(judge(d, obs, ex, s, sizeof s), CDCH_VERDICT_PASS);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* one warning at the start, then the compressed transactions dropped: silent */
+    d = diff_of("{\"kind\":\"error\",\"message\":\"binlog checksum query failed\"}\n" O1 "\n" O2 "\n" O5 "\n", &obs);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_SILENT_SKIP);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* an error before the first hole only: the second hole (after a row) is silent */
+    d = diff_of(O1 "\n{\"kind\":\"error\",\"message\":\"event 40\"}\n" O3 "\n" O5 "\n", &obs);
+    ck_assert_uint_eq(d->holes, 2);
+    cdch_verdict_judge(d, obs, &oc, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_SILENT_SKIP);
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_SILENT_SKIP) | CDCH_CLASS(CDCH_VERDICT_PARSE_FAILURE));
+    ck_assert_uint_eq(j.nwarnings, 0);
+    cdch_judgement_free(&j);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+START_TEST(worst_class_and_regression)
+{
+    cdch_change_list *obs;
+    /* a wrong value in txn 1, then the consumer dies before txn 3 */
+    cdch_diff *d = diff_of("{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":1,\"v\":\"1.01\",\"f\":1.5}}\n" O2
+                           "\n",
+                           &obs);
+    cdch_judgement j;
+    cdch_outcome died = outcome(CDCH_STOP_EXITED, 1);
+    cdch_verdict_judge(d, obs, &died, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_MISMATCH);
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_MISMATCH) | CDCH_CLASS(CDCH_VERDICT_PARSE_FAILURE));
+    ck_assert_msg(strstr(j.summary, " [also: parse-failure]") != NULL, "%s", j.summary);
+    cdch_judgement_free(&j);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* the severity order, worst first */
+    static const cdch_verdict order[] = {CDCH_VERDICT_SILENT_SKIP,    CDCH_VERDICT_MISMATCH,      CDCH_VERDICT_DUPLICATE,
+                                         CDCH_VERDICT_REORDER,        CDCH_VERDICT_BAD_CHECKPOINT, CDCH_VERDICT_PARSE_FAILURE,
+                                         CDCH_VERDICT_NO_RESUME,      CDCH_VERDICT_HANG,           CDCH_VERDICT_PASS};
+    for (size_t i = 0; i + 1 < sizeof order / sizeof *order; i++)
+        ck_assert_msg(cdch_verdict_worse(order[i], order[i + 1]), "%s vs %s", cdch_verdict_name(order[i]),
+                      cdch_verdict_name(order[i + 1]));
+#define C(v) CDCH_CLASS(CDCH_VERDICT_##v)
+    /* loud on plain, silent on compressed */
+    ck_assert(cdch_verdict_regression(CDCH_VERDICT_SILENT_SKIP, C(SILENT_SKIP), CDCH_VERDICT_PARSE_FAILURE, C(PARSE_FAILURE)));
+    /* the same value bug in both, but compressed also dies */
+    ck_assert(cdch_verdict_regression(CDCH_VERDICT_MISMATCH, C(MISMATCH) | C(PARSE_FAILURE), CDCH_VERDICT_MISMATCH, C(MISMATCH)));
+    ck_assert(!cdch_verdict_regression(CDCH_VERDICT_MISMATCH, C(MISMATCH), CDCH_VERDICT_MISMATCH, C(MISMATCH)));
+    ck_assert(!cdch_verdict_regression(CDCH_VERDICT_PARSE_FAILURE, C(PARSE_FAILURE), CDCH_VERDICT_SILENT_SKIP, C(SILENT_SKIP)));
+    ck_assert(!cdch_verdict_regression(CDCH_VERDICT_PASS, 0, CDCH_VERDICT_PASS, 0));
+    ck_assert(!cdch_verdict_regression(CDCH_VERDICT_HARNESS_ERROR, C(HARNESS_ERROR), CDCH_VERDICT_PASS, 0));
+    ck_assert(!cdch_verdict_regression(CDCH_VERDICT_SILENT_SKIP, C(SILENT_SKIP), CDCH_VERDICT_HARNESS_ERROR, C(HARNESS_ERROR)));
+#undef C
+    char buf[200];
+    cdch_verdict_classes_str(CDCH_CLASS(CDCH_VERDICT_HANG) | CDCH_CLASS(CDCH_VERDICT_SILENT_SKIP), buf, sizeof buf);
+    ck_assert_str_eq(buf, "silent-skip, hang");
+}
+END_TEST
+
+START_TEST(no_resume_after_a_harness_cut)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    /* txns 1-2 emitted; the harness cut the connection inside txn 4 (txn 3 was sent whole) */
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n", &obs);
+    cdch_outcome oc = outcome(CDCH_STOP_NOT_RESUMED, -1);
+    oc.harness_cut = true;
+    snprintf(oc.cut_file, sizeof oc.cut_file, "b.000001");
+    oc.cut_pos = 3000;
+    cdch_judgement j;
+    cdch_verdict_judge(d, obs, &oc, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_SILENT_SKIP);
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_SILENT_SKIP) | CDCH_CLASS(CDCH_VERDICT_NO_RESUME));
+    ck_assert_msg(strncmp(j.summary, "txn 3* (1 of 1 compressed, * = compressed) were delivered whole before the "
+                                     "disconnection the harness caused (b.000001:3000) and never emitted",
+                          strlen("txn 3* (1 of 1 compressed, * = compressed) were delivered whole before the "
+                                 "disconnection the harness caused (b.000001:3000) and never emitted")) == 0,
+                  "%s", j.summary);
+    cdch_judgement_free(&j);
+    /* cut right after txn 2: nothing delivered was lost, it just never came back */
+    oc.cut_pos = 2000;
+    ck_assert_int_eq(judge(d, obs, oc, s, sizeof s), CDCH_VERDICT_NO_RESUME);
+    ck_assert_str_eq(s, "the harness cut the connection at b.000001:2000 (scenario fault) and the consumer did not "
+                        "resume: nothing from txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row) on "
+                        "(stop: not-resumed)");
+    /* without a cut the same prefix with an exit is a parse failure */
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_EXITED, 1), NULL, 0), CDCH_VERDICT_PARSE_FAILURE);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+/* t.k(id int primary key, v int): txn 1 inserts id 1, txn 2 changes its key to 2, txn 3 deletes id 5 and
+ * inserts id 6 (two statements). */
+#define KE "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":1,\"v\":10},\"txn\":1}\n" \
+           "{\"op\":\"update\",\"db\":\"t\",\"table\":\"k\",\"before\":{\"id\":1,\"v\":10},\"after\":{\"id\":2,\"v\":10},\"txn\":2}\n" \
+           "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"k\",\"before\":{\"id\":5,\"v\":50},\"after\":null,\"txn\":3}\n" \
+           "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":6,\"v\":60},\"txn\":3}\n"
+#define KI1 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":1,\"v\":10}}\n"
+#define KD1 "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"k\",\"before\":{\"id\":1,\"v\":10},\"after\":null}\n"
+#define KI2 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":2,\"v\":10}}\n"
+#define KD5 "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"k\",\"before\":{\"id\":5,\"v\":50},\"after\":null}\n"
+#define KI6 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":6,\"v\":60}}\n"
+
+static size_t key_update_diff(const char *observed, unsigned repr, size_t *merged)
+{
+    const char *names[] = {"id", "v"};
+    cdch_cmp_kind kinds[] = {CDCH_CMP_INT, CDCH_CMP_INT};
+    cdch_diff_schema *sch = cdch_diff_schema_new();
+    cdch_diff_schema_add_table(sch, "t", "k", 2, names, kinds, NULL);
+    cdch_change_list *e = lines(KE, true), *o = lines(observed, false);
+    cdch_diff *d = cdch_diff_run(e, o, sch, NULL, repr);
+    size_t bad = d->nmissing + d->mismatch_total + d->dup_total + d->reorder_total;
+    *merged = d->merged_key_updates;
+    cdch_diff_free(d);
+    cdch_changes_free(e);
+    cdch_changes_free(o);
+    cdch_diff_schema_free(sch);
+    return bad;
+}
+
+START_TEST(key_update_as_delete_insert)
+{
+    size_t merged;
+    const unsigned R = CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT;
+    /* declared: exactly delete(before) + insert(after), adjacent */
+    ck_assert_uint_eq(key_update_diff(KI1 KD1 KI2 KD5 KI6, R, &merged), 0);
+    ck_assert_uint_eq(merged, 1);
+    /* not declared: the same output is wrong */
+    ck_assert_uint_ne(key_update_diff(KI1 KD1 KI2 KD5 KI6, 0, &merged), 0);
+    ck_assert_uint_eq(merged, 0);
+    /* declared, but not adjacent, or other values: nothing looser */
+    ck_assert_uint_ne(key_update_diff(KI1 KD1 KD5 KI2 KI6, R, &merged), 0);
+    ck_assert_uint_eq(merged, 0);
+    ck_assert_uint_ne(key_update_diff(KI1 KD1 "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":2,\"v\":11}}\n" KD5 KI6,
+                                      R, &merged),
+                      0);
+    ck_assert_uint_eq(merged, 0);
+    /* declared, in different transactions by the consumer's own GTIDs */
+    ck_assert_uint_ne(key_update_diff(KI1
+                                      "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"k\",\"before\":{\"id\":1,\"v\":10},\"after\":null,\"gtid\":\"" G ":2\"}\n"
+                                      "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"k\",\"before\":null,\"after\":{\"id\":2,\"v\":10},\"gtid\":\"" G ":3\"}\n"
+                                      KD5 KI6,
+                                      R, &merged),
+                      0);
+    /* the two-statement delete + insert of txn 3 is never merged (no such update is expected) */
+    ck_assert_uint_eq(key_update_diff(KI1 KD1 KI2 KD5 KI6, R, &merged), 0);
+    ck_assert_uint_eq(merged, 1);
 }
 END_TEST
 
@@ -487,6 +727,12 @@ static Suite *suite(void)
     tcase_add_test(tc, checkpoints);
     tcase_add_test(tc, verdict_names);
     tcase_add_test(tc, enum_set_numbers);
+    tcase_add_test(tc, non_finite_never_equal);
+    tcase_add_test(tc, wrong_op_db_table_is_mismatch);
+    tcase_add_test(tc, errors_are_warnings_on_a_complete_stream);
+    tcase_add_test(tc, worst_class_and_regression);
+    tcase_add_test(tc, no_resume_after_a_harness_cut);
+    tcase_add_test(tc, key_update_as_delete_insert);
     suite_add_tcase(s, tc);
     return s;
 }

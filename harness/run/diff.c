@@ -51,6 +51,7 @@ typedef struct sch_table {
     cdch_cmp_kind *kinds;
     int *scales;
     char ***labels; /* per column: ENUM/SET member names, NULL-terminated; NULL when none */
+    unsigned char *pk; /* per column: part of the primary key; NULL when unknown */
 } sch_table;
 
 struct cdch_diff_schema {
@@ -96,6 +97,7 @@ void cdch_diff_schema_add_table(cdch_diff_schema *s, const char *db, const char 
     t->kinds = xcalloc(ncols, sizeof *t->kinds);
     t->scales = xcalloc(ncols, sizeof *t->scales);
     t->labels = NULL;
+    t->pk = NULL;
     for (size_t i = 0; i < ncols; i++) {
         t->names[i] = xstrdup(names[i]);
         t->kinds[i] = kinds[i];
@@ -132,6 +134,7 @@ void cdch_diff_schema_free(cdch_diff_schema *s)
                 free(t->labels[c]);
         }
         free(t->labels);
+        free(t->pk);
         free(t->names);
         free(t->kinds);
         free(t->scales);
@@ -199,6 +202,9 @@ cdch_diff_schema *cdch_diff_schema_from_scenario(const cdch_scenario *sc)
         cdch_diff_schema_add_table(s, t->db, t->name, t->ncols, names, kinds, scales);
         sch_table *st = &s->t[s->n - 1];
         st->labels = xcalloc(t->ncols, sizeof *st->labels);
+        st->pk = xcalloc(t->ncols ? t->ncols : 1, 1);
+        for (size_t c = 0; c < t->ncols; c++)
+            st->pk[c] = t->cols[c].primary_key;
         for (size_t c = 0; c < t->ncols; c++) {
             const cdch_coldef *d = &t->cols[c].def;
             if (!d->labels || (d->real_type != CDCH_T_ENUM && d->real_type != CDCH_T_SET))
@@ -418,12 +424,19 @@ static bool is_int_text(const char *p, size_t n)
     return n > 0;
 }
 
+/* A number given as a JSON number or a decimal string ("1.5", "-2e3"):
+ * never "inf", "NaN", "Infinity" or hex, which strtod would also take. A
+ * value beyond the double range (1e999) reads as infinite. */
 static bool num_value(const cdch_jv *v, double *out)
 {
     const char *p;
     size_t n;
     if (!scalar_text(v, &p, &n) || n == 0 || n > 400)
         return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || p[i] == '-' || p[i] == '+' || p[i] == '.' || p[i] == 'e' ||
+              p[i] == 'E'))
+            return false;
     char tmp[410];
     memcpy(tmp, p, n);
     tmp[n] = '\0';
@@ -435,12 +448,16 @@ static bool num_value(const cdch_jv *v, double *out)
     return true;
 }
 
+/* Equal within rel. A non-finite value (an overflow such as 1e999) equals
+ * nothing: MySQL stores no infinities or NaN, so the expected value is
+ * always finite and an infinite observed one is wrong (inf - x is inf, and
+ * inf <= rel * inf would otherwise pass). */
 static bool close_enough(double a, double b, double rel)
 {
+    if (!isfinite(a) || !isfinite(b))
+        return false;
     if (a == b)
         return true;
-    if (isnan(a) || isnan(b))
-        return isnan(a) && isnan(b);
     double m = fmax(fabs(a), fabs(b));
     return fabs(a - b) <= rel * m;
 }
@@ -816,6 +833,51 @@ static rowkey row_keys(const sch_table *t, const cdch_change *c)
     return (rowkey){h, id};
 }
 
+/* The loose key of a row: its first column (usually the primary key) in the
+ * image that names the row (before, else after), without op, db or table.
+ * It pairs a row that arrived with a wrong op, db or table with the
+ * expected row it stands for (a mismatch of that row, not a missing one). */
+static uint64_t loose_key(const sch_table *t, const cdch_change *c)
+{
+    const cdch_jv *img = c->before ? c->before : c->after;
+    if (!img || !img->u.obj.n)
+        return 0x10053;
+    /* the lowest column index the schema knows; else (a table it does not know) the first member written */
+    rcol best, r;
+    resolve(t, &img->u.obj.m[0], 0, &best);
+    for (size_t m = 1; m < img->u.obj.n; m++) {
+        resolve(t, &img->u.obj.m[m], m, &r);
+        if (r.idx != NONE && (best.idx == NONE || r.idx < best.idx))
+            best = r;
+    }
+    return mix(hstr(best.name) ^ value_hash(best.kind, best.scale, best.v) ^ 0x10053);
+}
+
+/* Whether an expected UPDATE changes its row's key: a primary-key column
+ * (the first column when the schema does not say) differs between the images. */
+static bool key_changes(const sch_table *t, const cdch_change *e)
+{
+    if (e->op != CDCH_OP_UPDATE || !e->before || !e->after)
+        return false;
+    bool any_pk = false;
+    for (size_t i = 0; t && t->pk && i < t->ncols; i++)
+        any_pk = any_pk || t->pk[i];
+    size_t nb = e->before->u.obj.n;
+    for (size_t k = 0; k < nb; k++) {
+        rcol rb;
+        resolve(t, &e->before->u.obj.m[k], k, &rb);
+        bool is_key = any_pk ? rb.idx != NONE && t->pk[rb.idx] : k == 0;
+        if (!is_key)
+            continue;
+        const cdch_jv *av = cdch_jv_get(e->after, e->before->u.obj.m[k].key);
+        if (!av)
+            return true;
+        if (!cdch_diff_value_equal(rb.kind, rb.scale, rb.v, av))
+            return true;
+    }
+    return false;
+}
+
 /* ---- key maps: hash -> chain of expected rows in order ---------------------------------- */
 
 typedef struct kslot {
@@ -950,19 +1012,27 @@ static size_t compare_rows(ctx *c, size_t erow, size_t orow, bool rec)
     const cdch_change *e = &c->E->items[erow], *o = &c->O->items[orow];
     const sch_table *t = schema_find(c->schema, e->db, e->table);
     size_t ndiff = 0;
-    if (e->op != o->op || strcmp(e->db, o->db) != 0 || strcmp(e->table, o->table) != 0) {
+    /* the row arrived as another op, or under another db/table name: a mismatch naming the field */
+    const char *fe[3] = {cdch_op_name(e->op), e->db, e->table}, *fo[3] = {cdch_op_name(o->op), o->db, o->table};
+    static const char *const fwhat[3] = {"op differs", "db differs", "table differs"};
+    bool op_differs = e->op != o->op;
+    for (int f = 0; f < 3; f++) {
+        if (strcmp(fe[f], fo[f]) == 0)
+            continue;
+        ndiff++;
         if (rec) {
-            cdch_diff_mismatch *m = add_mismatch(c, erow, orow, "event differs (op/db/table)");
+            cdch_diff_mismatch *m = add_mismatch(c, erow, orow, fwhat[f]);
             if (m) {
                 char a[600], b[600];
-                snprintf(a, sizeof a, "%s %s.%s", cdch_op_name(e->op), e->db, e->table);
-                snprintf(b, sizeof b, "%s %s.%s", cdch_op_name(o->op), o->db, o->table);
+                snprintf(a, sizeof a, "\"%s\"", fe[f]);
+                snprintf(b, sizeof b, "\"%s\"", fo[f]);
                 m->expected = adup(c->d, a, strlen(a));
                 m->observed = adup(c->d, b, strlen(b));
             }
         }
-        return 1;
     }
+    if (op_differs) /* the images of another op differ by nature: the op finding says it */
+        return ndiff;
     const cdch_jv *ei[2] = {e->before, e->after}, *oi[2] = {o->before, o->after};
     static const char *const names[2] = {"before", "after"};
     for (int i = 0; i < 2; i++) {
@@ -1261,6 +1331,7 @@ static void find_missing(ctx *c)
         after_min[t - 1] = m;
     }
     size_t before_max = NONE; /* max observed index of txns < t */
+    size_t last_tmin = NONE;  /* first observed index of the latest txn < t with a matched row */
     for (size_t t = 0; t < nt; t++) {
         if (!tmiss[t]) {
             d->complete_txns++;
@@ -1281,7 +1352,12 @@ static void find_missing(ctx *c)
                 }
             }
             x.hole = later != NONE || inner;
+            /* the consumer's error counts for this transaction when it came after the rows before it (a hole)
+             * or, where the consumer stopped (the tail), from the last transaction it emitted on: an error
+             * line and the rows of the transaction being emitted can interleave */
             size_t lo = before_max == NONE ? 0 : before_max + 1;
+            if (!x.hole)
+                lo = last_tmin == NONE ? 0 : last_tmin;
             size_t hi = NONE;
             if (x.hole)
                 hi = later != NONE && (inner_at == NONE || later < inner_at) ? later : inner_at;
@@ -1302,6 +1378,8 @@ static void find_missing(ctx *c)
         }
         if (tmax[t] != NONE && (before_max == NONE || tmax[t] > before_max))
             before_max = tmax[t];
+        if (tmin[t] != NONE)
+            last_tmin = tmin[t];
     }
     free(first);
     free(tmin);
@@ -1310,10 +1388,98 @@ static void find_missing(ctx *c)
     free(after_min);
 }
 
-cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O, const cdch_diff_schema *schema,
-                         const cdch_stream_index *idx)
+/* Same transaction as far as the consumer says: the same GTID when both
+ * report one, else the same file when both report a position. */
+static bool same_txn_reported(const cdch_change *a, const cdch_change *b)
 {
+    if (a->gtid && b->gtid)
+        return strcmp(a->gtid, b->gtid) == 0;
+    if (a->pos_file && b->pos_file)
+        return strcmp(a->pos_file, b->pos_file) == 0;
+    return true;
+}
+
+/* key-update-as-delete-insert: an observed DELETE immediately followed by an
+ * INSERT of the same table in the same transaction, whose before and after
+ * images are exactly those of an expected key-changing UPDATE, is that
+ * UPDATE. Returns the observed list with such pairs merged (a copy sharing
+ * the values; *merged counts them), or O itself when none. */
+static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch_change_list *O,
+                                           const cdch_diff_schema *schema, size_t *merged)
+{
+    *merged = 0;
+    size_t nslot = 16;
+    while (nslot < E->n * 2)
+        nslot *= 2;
+    uint64_t *set = NULL; /* row keys of expected key-changing updates (0 = empty slot) */
+    for (size_t i = 0; i < E->n; i++) {
+        const cdch_change *e = &E->items[i];
+        const sch_table *t = schema_find(schema, e->db, e->table);
+        if (!key_changes(t, e))
+            continue;
+        if (!set)
+            set = xcalloc(nslot, sizeof *set);
+        uint64_t k = row_keys(t, e).key | 1;
+        size_t h = (size_t)k & (nslot - 1);
+        while (set[h] && set[h] != k)
+            h = (h + 1) & (nslot - 1);
+        set[h] = k;
+    }
+    if (!set)
+        return (cdch_change_list *)O;
+    cdch_change_list *M = NULL;
+    for (size_t i = 0; i + 1 < O->n; i++) {
+        const cdch_change *a = &O->items[i], *b = &O->items[i + 1];
+        if (a->op != CDCH_OP_DELETE || b->op != CDCH_OP_INSERT || strcmp(a->db, b->db) != 0 ||
+            strcmp(a->table, b->table) != 0 || !a->before || !b->after || !same_txn_reported(a, b))
+            continue;
+        cdch_change u = *a;
+        u.op = CDCH_OP_UPDATE;
+        u.after = b->after;
+        uint64_t k = row_keys(schema_find(schema, u.db, u.table), &u).key | 1;
+        size_t h = (size_t)k & (nslot - 1);
+        while (set[h] && set[h] != k)
+            h = (h + 1) & (nslot - 1);
+        if (!set[h])
+            continue;
+        /* a control line between the two rows stays where it was relative to the others */
+        bool ctl_between = false;
+        for (size_t q = 0; q < O->nctl; q++)
+            ctl_between = ctl_between || O->ctl[q].at == i + 1;
+        if (ctl_between)
+            continue;
+        if (!M) {
+            M = xcalloc(1, sizeof *M);
+            M->items = xcalloc(O->n, sizeof *M->items);
+            memcpy(M->items, O->items, O->n * sizeof *M->items);
+            M->n = O->n;
+            M->ctl = xcalloc(O->nctl ? O->nctl : 1, sizeof *M->ctl);
+            memcpy(M->ctl, O->ctl, O->nctl * sizeof *M->ctl);
+            M->nctl = O->nctl;
+            M->invalid = O->invalid;
+        }
+        M->items[i - *merged] = u;
+        memmove(&M->items[i + 1 - *merged], &M->items[i + 2 - *merged], (M->n - (i + 2 - *merged)) * sizeof *M->items);
+        M->n--;
+        for (size_t q = 0; q < M->nctl; q++)
+            if (O->ctl[q].at > i + 1)
+                M->ctl[q].at--;
+        (*merged)++;
+        i++; /* the insert is consumed */
+    }
+    free(set);
+    return M ? M : (cdch_change_list *)O;
+}
+
+cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, const cdch_diff_schema *schema,
+                         const cdch_stream_index *idx, unsigned representations)
+{
+    size_t merged = 0;
+    cdch_change_list *O = (cdch_change_list *)O0;
+    if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)
+        O = merge_key_updates(E, O0, schema, &merged);
     cdch_diff *d = xcalloc(1, sizeof *d);
+    d->merged_key_updates = merged;
     ctx c;
     memset(&c, 0, sizeof c);
     c.d = d;
@@ -1331,15 +1497,18 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O, c
     for (size_t i = 0; i < E->n; i++)
         c.obs_of[i] = NONE;
 
-    kmap keys, idents;
+    kmap keys, idents, loose;
     kmap_init(&keys, E->n);
     kmap_init(&idents, E->n);
+    kmap_init(&loose, E->n);
     rowkey *ek = xcalloc(E->n, sizeof *ek);
     for (size_t i = 0; i < E->n; i++) {
         const cdch_change *e = &E->items[i];
-        ek[i] = row_keys(schema_find(schema, e->db, e->table), e);
+        const sch_table *t = schema_find(schema, e->db, e->table);
+        ek[i] = row_keys(t, e);
         kmap_add(&keys, ek[i].key, i);
         kmap_add(&idents, ek[i].ident, i);
+        kmap_add(&loose, loose_key(t, e), i);
     }
 
     size_t cur = 0;
@@ -1391,7 +1560,19 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O, c
             cur++;
             continue;
         }
-        /* (f) nothing like it was expected */
+        /* (f) the same row (by its first column) of the cursor's transaction, arrived with another op,
+         * db or table: a mismatch of that row, which arrived */
+        if (cur < E->n) {
+            kslot *ls;
+            size_t l = kmap_find(&loose, loose_key(schema_find(schema, ob->db, ob->table), ob), c.matched, cur, &ls);
+            if (l != NONE && l >= cur && c.txn_of[l] == c.txn_of[cur]) {
+                match(&c, l, o);
+                if (l == cur)
+                    cur++;
+                continue;
+            }
+        }
+        /* (g) nothing like it was expected */
         cdch_diff_mismatch *m = add_mismatch(&c, NONE, o, "unexpected event");
         if (m)
             m->observed = adup(d, ob->text, ob->text_len);
@@ -1400,7 +1581,13 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O, c
 
     kmap_free(&keys);
     kmap_free(&idents);
+    kmap_free(&loose);
     free(ek);
+    if (O != O0) {
+        free(O->items);
+        free(O->ctl);
+        free(O);
+    }
     free(c.txn_of);
     free(c.txns);
     free(c.obs_of);

@@ -15,8 +15,12 @@
  * with the same key (then identity) -> a jump forward (rows in between are
  * pending: missing unless they come later, which is a reorder) or a
  * reorder; a key whose rows were all matched -> duplicate; else, same
- * op/db/table as the cursor row -> that row with differing values; else an
- * unexpected event. Every matched pair is compared column by column.
+ * op/db/table as the cursor row -> that row with differing values; else a
+ * row of the cursor's transaction with the same first column (the
+ * primary key) in its naming image -> that row, arrived with another op, db
+ * or table (a mismatch naming the field: the row arrived, it is not
+ * missing); else an unexpected event. Every matched pair is compared
+ * column by column.
  * Results are lifted to transactions (expected.jsonl's "txn"): missing
  * transactions are holes (a later transaction arrived: the consumer went
  * on) or the tail (nothing after them arrived).
@@ -31,7 +35,9 @@
  *   DECIMAL(p,s)               exact after padding/trimming fraction zeros to s;
  *                              "1.25E+1" forms accepted
  *   FLOAT                      relative 1e-6 (float precision)
- *   DOUBLE                     relative 1e-15
+ *   DOUBLE                     relative 1e-15; a non-finite value (1e999,
+ *                              "Infinity", "NaN") equals nothing, in columns and
+ *                              inside JSON documents
  *   DATE/DATETIME/TIMESTAMP    strings, fraction trailing zeros ignored
  *   TIME                       same, and hour leading zeros ignored
  *   JSON                       structurally (object key order irrelevant)
@@ -161,13 +167,24 @@ typedef struct cdch_diff {
     size_t nckpt, ckpt_total;
     cdch_diff_ckpt *ckpt;
     size_t ckpt_rows_checked;        /* rows that reported a pos or gtid */
+    size_t merged_key_updates;       /* delete + insert pairs taken as one key-changing UPDATE */
     cdch_arena arena;
 } cdch_diff;
+
+/* Representations a consumer declares (manifest.h, CDCH_REPR_*): with
+ * CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT an observed DELETE immediately
+ * followed by an INSERT of the same table, in the same transaction as far as
+ * the consumer reports one, no control line between them, whose images are
+ * exactly the before and after images of an expected UPDATE that changes
+ * the row's primary key, is taken as that UPDATE; nothing looser. */
+#ifndef CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT
+#define CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT 1u
+#endif
 
 /* Diff expected against observed. schema and idx may be NULL. Never fails
  * (returns a diff; allocation failure aborts). */
 cdch_diff *cdch_diff_run(const cdch_change_list *expected, const cdch_change_list *observed,
-                         const cdch_diff_schema *schema, const cdch_stream_index *idx);
+                         const cdch_diff_schema *schema, const cdch_stream_index *idx, unsigned representations);
 void cdch_diff_free(cdch_diff *d); /* accepts NULL */
 
 /* Where a transaction is, into buf: "Transaction_payload at binlog.000001:1614,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+#include "verdict.h"
 #include "xalloc.h"
 #include "yamlfile.h"
 
@@ -82,24 +83,55 @@ static int parse_bool(mctx *c, yaml_node_t *n, const char *key, bool *out)
     return 0;
 }
 
-/* {uncompressed: V, compressed: V, flip: V} */
-static int parse_expect(mctx *c, yaml_node_t *val, char **unc, char **comp, char **flip)
+/* "VERDICT [CAUSE...]" -> the verdict name and the causes ("id id", NULL
+ * when none). Causes are checked against known_issues after the whole file
+ * is read (check_causes). */
+static int split_expectation(mctx *c, yaml_node_t *n, const char *text, char **verdict, char **cause)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL, *w = strtok_r(buf, " \t", &save);
+    cdch_verdict v;
+    if (!w || cdch_verdict_parse(w, &v) != 0) {
+        char m[300];
+        snprintf(m, sizeof m, "'%s' must start with a verdict (%s)", text, cdch_verdict_names());
+        return fail(c, n, "%s", m);
+    }
+    free(*verdict);
+    *verdict = xstrdup(w);
+    cdch_buf ids = CDCH_BUF_INIT;
+    for (w = strtok_r(NULL, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+        for (const char *q = w; *q; q++)
+            if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '.' || *q == '_')) {
+                cdch_buf_free(&ids);
+                return fail(c, n, "bad cause id '%s' (ids are lower-case letters, digits, '-', '.', '_')", w);
+            }
+        if (ids.len)
+            cdch_put_u8(&ids, ' ');
+        cdch_put_bytes(&ids, w, strlen(w));
+    }
+    free(*cause);
+    *cause = ids.len ? xstrdup(cdch_buf_cstr(&ids)) : NULL;
+    cdch_buf_free(&ids);
+    return 0;
+}
+
+/* {uncompressed: V, compressed: V, flip: V}, each V "VERDICT [CAUSE...]" */
+static int parse_expect(mctx *c, yaml_node_t *val, char **slots[3], char **causes[3])
 {
     if (!val || val->type != YAML_MAPPING_NODE)
-        return fail(c, val, "'expect' must be a mapping {uncompressed: VERDICT, compressed: VERDICT}", NULL);
+        return fail(c, val, "'expect' must be a mapping {uncompressed: VERDICT [CAUSE...], compressed: VERDICT [CAUSE...]}",
+                    NULL);
     for (yaml_node_pair_t *q = val->data.mapping.pairs.start; q < val->data.mapping.pairs.top; q++) {
         const char *mk = scalar(yaml_document_get_node(c->doc, q->key));
         yaml_node_t *mv = yaml_document_get_node(c->doc, q->value);
         if (!mk || !scalar(mv))
-            return fail(c, mv, "'expect' values must be verdict names", NULL);
-        char **slot = strcmp(mk, "uncompressed") == 0 ? unc
-                      : strcmp(mk, "compressed") == 0 ? comp
-                      : strcmp(mk, "flip") == 0       ? flip
-                                                      : NULL;
-        if (!slot)
+            return fail(c, mv, "'expect' values must be 'VERDICT [CAUSE...]'", NULL);
+        int i = strcmp(mk, "uncompressed") == 0 ? 0 : strcmp(mk, "compressed") == 0 ? 1 : strcmp(mk, "flip") == 0 ? 2 : -1;
+        if (i < 0)
             return fail(c, mv, "unknown mode '%s' in 'expect' (uncompressed, compressed, flip)", mk);
-        free(*slot);
-        *slot = xstrdup(scalar(mv));
+        if (split_expectation(c, mv, scalar(mv), slots[i], causes[i]) != 0)
+            return -1;
     }
     return 0;
 }
@@ -118,8 +150,100 @@ static int parse_by_scenario(mctx *c, yaml_node_t *val, cdch_manifest_sexpect **
         cdch_manifest_sexpect *e = &(*out)[(*nout)++];
         memset(e, 0, sizeof *e);
         e->scenario = xstrdup(name);
-        if (parse_expect(c, yaml_document_get_node(c->doc, q->value), &e->uncompressed, &e->compressed, &e->flip) != 0)
+        char **slots[3] = {&e->uncompressed, &e->compressed, &e->flip};
+        char **causes[3] = {&e->uncompressed_cause, &e->compressed_cause, &e->flip_cause};
+        if (parse_expect(c, yaml_document_get_node(c->doc, q->value), slots, causes) != 0)
             return -1;
+    }
+    return 0;
+}
+
+static const char *const k_issue_kinds[] = {"consumer-defect", "adapter-limitation", "not-applicable"};
+
+const char *cdch_issue_kind_name(cdch_issue_kind k)
+{
+    return (unsigned)k < 3 ? k_issue_kinds[k] : "?";
+}
+
+/* known_issues: [{id, kind, compression, summary, evidence, versions}] */
+static int parse_issues(mctx *c, yaml_node_t *val, cdch_manifest *m)
+{
+    if (!val || val->type != YAML_SEQUENCE_NODE)
+        return fail(c, val, "'known_issues' must be a list of {id, kind, compression, summary, evidence}", NULL);
+    for (yaml_node_item_t *it = val->data.sequence.items.start; it < val->data.sequence.items.top; it++) {
+        yaml_node_t *n = yaml_document_get_node(c->doc, *it);
+        if (!n || n->type != YAML_MAPPING_NODE)
+            return fail(c, n, "a known issue must be a mapping {id, kind, compression, summary, evidence}", NULL);
+        m->issues = xrealloc(m->issues, (m->nissues + 1) * sizeof *m->issues);
+        cdch_known_issue *ki = &m->issues[m->nissues++];
+        memset(ki, 0, sizeof *ki);
+        int kind = -1, comp = -1;
+        for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+            const char *key = scalar(yaml_document_get_node(c->doc, p->key));
+            yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+            const char *sv = scalar(v);
+            if (!key)
+                continue;
+            char **slot = strcmp(key, "id") == 0 ? &ki->id
+                          : strcmp(key, "summary") == 0 ? &ki->summary
+                          : strcmp(key, "evidence") == 0 ? &ki->evidence
+                          : strcmp(key, "versions") == 0 ? &ki->versions
+                                                         : NULL;
+            if (slot) {
+                if (!sv || !*sv)
+                    return fail(c, v, "known issue '%s' must be a non-empty string", key);
+                free(*slot);
+                *slot = xstrdup(sv);
+            } else if (strcmp(key, "kind") == 0) {
+                for (int k = 0; k < 3 && sv; k++)
+                    if (strcmp(sv, k_issue_kinds[k]) == 0)
+                        kind = k;
+                if (kind < 0)
+                    return fail(c, v, "'kind' must be consumer-defect, adapter-limitation or not-applicable", NULL);
+            } else if (strcmp(key, "compression") == 0) {
+                bool b = false;
+                if (parse_bool(c, v, "compression", &b) != 0)
+                    return -1;
+                comp = b;
+            }
+        }
+        if (!ki->id)
+            return fail(c, n, "a known issue needs 'id'", NULL);
+        for (const char *q = ki->id; *q; q++)
+            if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '.' || *q == '_'))
+                return fail(c, n, "bad known issue id '%s' (lower-case letters, digits, '-', '.', '_')", ki->id);
+        if (strcmp(ki->id, "unexplained") == 0)
+            return fail(c, n, "'unexplained' is reserved (it needs no known_issues entry)", NULL);
+        for (size_t k = 0; k + 1 < m->nissues; k++)
+            if (strcmp(m->issues[k].id, ki->id) == 0)
+                return fail(c, n, "known issue id '%s' is given twice", ki->id);
+        if (kind < 0)
+            return fail(c, n, "known issue '%s' needs 'kind' (consumer-defect, adapter-limitation, not-applicable)",
+                        ki->id);
+        if (comp < 0)
+            return fail(c, n, "known issue '%s' needs 'compression: true|false'", ki->id);
+        if (!ki->summary || !ki->evidence)
+            return fail(c, n, "known issue '%s' needs 'summary' and 'evidence' (the consumer's source file:line at "
+                              "that version, or an upstream issue or commit)", ki->id);
+        ki->kind = (cdch_issue_kind)kind;
+        ki->compression = comp == 1;
+    }
+    return 0;
+}
+
+/* representations: [key-update-as-delete-insert] */
+static int parse_representations(mctx *c, yaml_node_t *val, unsigned *out)
+{
+    if (!val || val->type != YAML_SEQUENCE_NODE)
+        return fail(c, val, "'representations' must be a list (known: key-update-as-delete-insert)", NULL);
+    *out = 0;
+    for (yaml_node_item_t *it = val->data.sequence.items.start; it < val->data.sequence.items.top; it++) {
+        yaml_node_t *n = yaml_document_get_node(c->doc, *it);
+        const char *s = scalar(n);
+        if (s && strcmp(s, "key-update-as-delete-insert") == 0)
+            *out |= CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT;
+        else
+            return fail(c, n, "unknown representation '%s' (known: key-update-as-delete-insert)", s ? s : "");
     }
     return 0;
 }
@@ -131,6 +255,9 @@ static void free_by_scenario(cdch_manifest_sexpect *e, size_t n)
         free(e[i].uncompressed);
         free(e[i].compressed);
         free(e[i].flip);
+        free(e[i].uncompressed_cause);
+        free(e[i].compressed_cause);
+        free(e[i].flip_cause);
     }
     free(e);
 }
@@ -140,6 +267,7 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
     v->source = -1;
     v->native_auth = -1;
     v->session = -1;
+    v->representations = -1;
     if (scalar(n)) {
         v->version = xstrdup(scalar(n));
         return 0;
@@ -169,8 +297,15 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
                 return -1;
             v->native_auth = native;
         } else if (strcmp(key, "expect") == 0) {
-            if (parse_expect(c, val, &v->expect_uncompressed, &v->expect_compressed, &v->expect_flip) != 0)
+            char **slots[3] = {&v->expect_uncompressed, &v->expect_compressed, &v->expect_flip};
+            char **causes[3] = {&v->cause_uncompressed, &v->cause_compressed, &v->cause_flip};
+            if (parse_expect(c, val, slots, causes) != 0)
                 return -1;
+        } else if (strcmp(key, "representations") == 0) {
+            unsigned bits = 0;
+            if (parse_representations(c, val, &bits) != 0)
+                return -1;
+            v->representations = (int)bits;
         } else if (strcmp(key, "expect_by_scenario") == 0) {
             if (parse_by_scenario(c, val, &v->by_scenario, &v->nby_scenario) != 0)
                 return -1;
@@ -192,6 +327,9 @@ static void free_version(cdch_manifest_version *v)
     free(v->expect_uncompressed);
     free(v->expect_compressed);
     free(v->expect_flip);
+    free(v->cause_uncompressed);
+    free(v->cause_compressed);
+    free(v->cause_flip);
     free_by_scenario(v->by_scenario, v->nby_scenario);
 }
 
@@ -213,7 +351,75 @@ void cdch_manifest_free(cdch_manifest *m)
     free(m->family);
     free(m->language);
     free_by_scenario(m->by_scenario, m->nby_scenario);
+    for (size_t i = 0; i < m->nissues; i++) {
+        free(m->issues[i].id);
+        free(m->issues[i].summary);
+        free(m->issues[i].evidence);
+        free(m->issues[i].versions);
+    }
+    free(m->issues);
     free(m);
+}
+
+/* One expectation's causes: a non-pass verdict needs one, each must be known. */
+static int check_one(mctx *c, yaml_node_t *root, const cdch_manifest *m, const char *where, const char *mode,
+                     const char *verdict, const char *cause)
+{
+    if (!verdict)
+        return 0;
+    char msg[700];
+    if (!cause) {
+        if (strcmp(verdict, "pass") == 0)
+            return 0;
+        snprintf(msg, sizeof msg,
+                 "%s %s: '%s' names no cause: write '%s ID' with the id of a known_issues entry (its evidence: the "
+                 "consumer's source at that version, or an upstream issue), or '%s unexplained'",
+                 where, mode, verdict, verdict, verdict);
+        return fail(c, root, "%s", msg);
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", cause);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (strcmp(w, "unexplained") == 0 || cdch_manifest_issue(m, w))
+            continue;
+        snprintf(msg, sizeof msg, "%s %s: cause '%s' is not an id of this family's known_issues", where, mode, w);
+        return fail(c, root, "%s", msg);
+    }
+    return 0;
+}
+
+static int check_sexpect(mctx *c, yaml_node_t *root, const cdch_manifest *m, const char *who,
+                         const cdch_manifest_sexpect *e, size_t n)
+{
+    char where[400];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(where, sizeof where, "%sexpect_by_scenario %s", who, e[i].scenario);
+        if (check_one(c, root, m, where, "uncompressed", e[i].uncompressed, e[i].uncompressed_cause) != 0 ||
+            check_one(c, root, m, where, "compressed", e[i].compressed, e[i].compressed_cause) != 0 ||
+            check_one(c, root, m, where, "flip", e[i].flip, e[i].flip_cause) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_causes(mctx *c, yaml_node_t *root, const cdch_manifest *m)
+{
+    if (check_sexpect(c, root, m, "", m->by_scenario, m->nby_scenario) != 0)
+        return -1;
+    for (size_t i = 0; i < m->nversions; i++) {
+        const cdch_manifest_version *v = &m->versions[i];
+        char who[300];
+        snprintf(who, sizeof who, "version %s: expect", v->version);
+        if (check_one(c, root, m, who, "uncompressed", v->expect_uncompressed, v->cause_uncompressed) != 0 ||
+            check_one(c, root, m, who, "compressed", v->expect_compressed, v->cause_compressed) != 0 ||
+            check_one(c, root, m, who, "flip", v->expect_flip, v->cause_flip) != 0)
+            return -1;
+        snprintf(who, sizeof who, "version %s: ", v->version);
+        if (check_sexpect(c, root, m, who, v->by_scenario, v->nby_scenario) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
@@ -262,6 +468,12 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         } else if (strcmp(key, "expect_by_scenario") == 0) {
             if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
                 return -1;
+        } else if (strcmp(key, "known_issues") == 0) {
+            if (parse_issues(c, v, m) != 0)
+                return -1;
+        } else if (strcmp(key, "representations") == 0) {
+            if (parse_representations(c, v, &m->representations) != 0)
+                return -1;
         } else if (strcmp(key, "startup_timeout") == 0) {
             const char *s = scalar(v);
             char *end;
@@ -289,7 +501,7 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         return -1;
     if (m->nrun == 0)
         return fail(c, run, "'run' is empty", NULL);
-    return 0;
+    return check_causes(c, root, m);
 }
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err)
@@ -424,26 +636,71 @@ bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *
     return v->session >= 0 ? v->session == 1 : m->session;
 }
 
-static const char *sexpect_mode(const cdch_manifest_sexpect *e, size_t n, const char *scenario, const char *mode)
+/* The expect_by_scenario entry for scenario that names mode, NULL when none;
+ * *cause gets its causes. */
+static const char *sexpect_mode(const cdch_manifest_sexpect *e, size_t n, const char *scenario, const char *mode,
+                                const char **cause)
 {
     for (size_t i = 0; i < n; i++) {
         if (strcmp(e[i].scenario, scenario) != 0)
             continue;
+        const char *v = NULL, *cs = NULL;
         if (strcmp(mode, "compressed") == 0)
-            return e[i].compressed;
-        if (strcmp(mode, "uncompressed") == 0)
-            return e[i].uncompressed;
-        if (strcmp(mode, "flip") == 0)
-            return e[i].flip;
+            v = e[i].compressed, cs = e[i].compressed_cause;
+        else if (strcmp(mode, "uncompressed") == 0)
+            v = e[i].uncompressed, cs = e[i].uncompressed_cause;
+        else if (strcmp(mode, "flip") == 0)
+            v = e[i].flip, cs = e[i].flip_cause;
+        if (v) {
+            *cause = cs;
+            return v;
+        }
     }
     return NULL;
+}
+
+static const char *expect_and_cause(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
+                                    const char *mode, const char **cause)
+{
+    *cause = NULL;
+    const char *e = scenario ? sexpect_mode(v->by_scenario, v->nby_scenario, scenario, mode, cause) : NULL;
+    if (!e && scenario && m)
+        e = sexpect_mode(m->by_scenario, m->nby_scenario, scenario, mode, cause);
+    if (e)
+        return e;
+    if (strcmp(mode, "compressed") == 0)
+        *cause = v->cause_compressed;
+    else if (strcmp(mode, "uncompressed") == 0)
+        *cause = v->cause_uncompressed;
+    else if (strcmp(mode, "flip") == 0)
+        *cause = v->cause_flip;
+    return cdch_manifest_expect(v, mode);
 }
 
 const char *cdch_manifest_expect_for(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
                                      const char *mode)
 {
-    const char *e = scenario ? sexpect_mode(v->by_scenario, v->nby_scenario, scenario, mode) : NULL;
-    if (!e && scenario && m)
-        e = sexpect_mode(m->by_scenario, m->nby_scenario, scenario, mode);
-    return e ? e : cdch_manifest_expect(v, mode);
+    const char *cause;
+    return expect_and_cause(m, v, scenario, mode, &cause);
+}
+
+const char *cdch_manifest_cause_for(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
+                                    const char *mode)
+{
+    const char *cause;
+    expect_and_cause(m, v, scenario, mode, &cause);
+    return cause;
+}
+
+const cdch_known_issue *cdch_manifest_issue(const cdch_manifest *m, const char *id)
+{
+    for (size_t i = 0; m && i < m->nissues; i++)
+        if (strcmp(m->issues[i].id, id) == 0)
+            return &m->issues[i];
+    return NULL;
+}
+
+unsigned cdch_manifest_representations(const cdch_manifest *m, const cdch_manifest_version *v)
+{
+    return v && v->representations >= 0 ? (unsigned)v->representations : m->representations;
 }

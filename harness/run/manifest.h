@@ -17,7 +17,16 @@
  * MySQL 8; also per version), session (bool, family or version: the adapter
  * serves many cells in one launch, consumers/README.md "Session mode"),
  * expect_by_scenario ({SCENARIO: {mode: verdict}}, family or version: wins
- * over `expect` for that scenario).
+ * over `expect` for that scenario), known_issues (family: the causes
+ * expectations cite), representations (family or version: documented
+ * alternative shapes of a change the diff accepts).
+ *
+ * An expectation is "VERDICT [CAUSE...]": a verdict name, then the ids of
+ * the known issues that explain it ("silent-skip no-type-40"). Every
+ * non-pass expectation must name at least one cause, and every cause must
+ * be an id of the family's known_issues or the reserved `unexplained`; the
+ * manifest fails to load otherwise (a gate built on observed results alone
+ * proves they are stable, not that they are right).
  * Unknown keys are ignored (adapters may carry notes for humans).
  */
 #ifndef CDCH_MANIFEST_H
@@ -31,8 +40,32 @@
 /* expect_by_scenario entry: the verdicts one scenario should give */
 typedef struct cdch_manifest_sexpect {
     char *scenario;
-    char *uncompressed, *compressed, *flip; /* NULL when not given */
+    char *uncompressed, *compressed, *flip; /* verdict names, NULL when not given */
+    char *uncompressed_cause, *compressed_cause, *flip_cause; /* "id id", NULL when none */
 } cdch_manifest_sexpect;
+
+/* known_issues entry: one cause, with its evidence. */
+typedef enum cdch_issue_kind {
+    CDCH_ISSUE_CONSUMER_DEFECT = 0, /* consumer-defect: the consumer at that version is wrong */
+    CDCH_ISSUE_ADAPTER_LIMITATION,  /* adapter-limitation: our adapter cannot show what the consumer does */
+    CDCH_ISSUE_NOT_APPLICABLE,      /* not-applicable: the scenario asks for something the consumer does not claim */
+} cdch_issue_kind;
+
+typedef struct cdch_known_issue {
+    char *id;
+    cdch_issue_kind kind;
+    bool compression;  /* about compressed streams (type 40 / payloads) */
+    char *summary;     /* one line */
+    char *evidence;    /* source file:line at that version, or an upstream issue / commit */
+    char *versions;    /* free text, NULL when not given */
+} cdch_known_issue;
+
+const char *cdch_issue_kind_name(cdch_issue_kind k); /* "consumer-defect", ... */
+
+/* Representations a consumer may declare (manifest `representations`; diff.h says what each accepts). */
+#ifndef CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT
+#define CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT 1u /* key-update-as-delete-insert */
+#endif
 
 typedef struct cdch_manifest_version {
     char *version;
@@ -42,8 +75,12 @@ typedef struct cdch_manifest_version {
     int source;                /* -1: the family's `source`; 0 server, 1 files (a per-version `source`) */
     int native_auth;           /* -1: the family's `server_auth`; 1 mysql_native_password, 0 caching_sha2 */
     int session;               /* -1: the family's `session`; 1 session protocol, 0 one launch per cell */
+    char *cause_uncompressed;  /* causes of `expect` ("id id"), NULL when none */
+    char *cause_compressed;
+    char *cause_flip;
     cdch_manifest_sexpect *by_scenario; /* expect_by_scenario (wins over the family's) */
     size_t nby_scenario;
+    int representations;       /* -1: the family's; else CDCH_REPR_* bits */
 } cdch_manifest_version;
 
 typedef struct cdch_manifest {
@@ -63,6 +100,9 @@ typedef struct cdch_manifest {
     bool session;          /* session: true — the adapter speaks the session protocol */
     cdch_manifest_sexpect *by_scenario; /* expect_by_scenario for every version */
     size_t nby_scenario;
+    cdch_known_issue *issues;  /* known_issues */
+    size_t nissues;
+    unsigned representations;  /* CDCH_REPR_* bits */
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);
@@ -88,6 +128,17 @@ const char *cdch_manifest_expect(const cdch_manifest_version *v, const char *mod
  * else the family's, else the version's `expect`; NULL when none. */
 const char *cdch_manifest_expect_for(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
                                      const char *mode);
+
+/* The causes recorded with that expectation ("id id"; NULL when none),
+ * from the same entry cdch_manifest_expect_for takes the verdict from. */
+const char *cdch_manifest_cause_for(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,
+                                    const char *mode);
+
+/* The known issue with that id, NULL when none (or "unexplained"). */
+const cdch_known_issue *cdch_manifest_issue(const cdch_manifest *m, const char *id);
+
+/* CDCH_REPR_* bits version v declares (its own, else the family's). */
+unsigned cdch_manifest_representations(const cdch_manifest *m, const cdch_manifest_version *v);
 
 /* Whether version v's adapter speaks the session protocol. */
 bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *v);

@@ -50,6 +50,18 @@ uint64_t cdch_primary_events_sent(cdch_primary *p)
     return st.events_sent;
 }
 
+uint64_t cdch_primary_active_dumps(cdch_primary *p)
+{
+    cdch_server_stats st;
+    cdch_server_get_stats(p->srv, &st);
+    return st.active_dumps;
+}
+
+bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
+{
+    return p && cdch_server_last_cut(p->srv, file, filesz, pos);
+}
+
 void cdch_primary_stop(cdch_primary *p)
 {
     if (!p)
@@ -84,6 +96,21 @@ uint64_t cdch_primary_events_sent(cdch_primary *p)
 {
     (void)p;
     return 0;
+}
+
+uint64_t cdch_primary_active_dumps(cdch_primary *p)
+{
+    (void)p;
+    return 0;
+}
+
+bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
+{
+    (void)p;
+    (void)file;
+    (void)filesz;
+    (void)pos;
+    return false;
 }
 
 void cdch_primary_stop(cdch_primary *p) { free(p); }

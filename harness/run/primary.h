@@ -28,6 +28,11 @@ cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir,
 uint16_t cdch_primary_port(const cdch_primary *p);
 /* Events sent to clients so far (all dump connections, heartbeats included). */
 uint64_t cdch_primary_events_sent(cdch_primary *p);
+/* Whether a fault of the scenario cut a dump connection; then where the last
+ * complete event sent before the cut ended (file, pos). */
+/* Dump connections streaming now. */
+uint64_t cdch_primary_active_dumps(cdch_primary *p);
+bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos);
 void cdch_primary_stop(cdch_primary *p); /* stops and frees; accepts NULL */
 
 #endif

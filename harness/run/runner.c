@@ -112,6 +112,7 @@ void cdch_run_opts_init(cdch_run_opts *o)
     o->timeout_s = 60;
     o->grace_s = 2;
     o->idle_after_stream_s = 10;
+    o->resume_wait_s = 70;
     o->setup_timeout_s = 1800;
     o->jobs = 1;
     o->watermark = true;
@@ -150,6 +151,7 @@ void cdch_run_free(cdch_run *r)
         cdch_cell *c = &r->cells[i];
         free(c->summary);
         free(c->detail);
+        free(c->warnings);
         free(c->stderr_tail);
         free(c->cell_dir);
         cdch_diff_free(c->diff);
@@ -710,6 +712,7 @@ static void set_error(cdch_cell *cell, const char *msg, double t0)
     cdch_judgement j;
     cdch_verdict_judge(NULL, NULL, &o, &j);
     cell->verdict = j.verdict;
+    cell->classes = j.classes;
     cell->summary = xstrdup(j.summary);
     cell->detail = xstrdup(cdch_buf_cstr(&j.detail));
     cdch_judgement_free(&j);
@@ -837,6 +840,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
         double deliv_t = 0;
         uint64_t last_sent = 0;
         double sent_t = t0;
+        double cut_idle_t = 0; /* since when no dump connection streams after a fault cut (0: one does) */
         cdch_stop_reason why = CDCH_STOP_NONE;
         io.last_activity = now_s();
         bool running;
@@ -854,6 +858,22 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
             if (io.watermark_at > 0 && t - io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5)) {
                 why = CDCH_STOP_DONE;
                 break;
+            }
+            if (prim && cdch_primary_last_cut(prim, NULL, 0, NULL)) {
+                /* a fault of the scenario cut the connection: the consumer is expected to come back
+                 * by itself. Once nothing streams and nothing was printed for resume_wait_s, it did not
+                 * (BinaryLogClient's keepalive thread looks every 60 s by default) */
+                if (cdch_primary_active_dumps(prim) > 0) {
+                    cut_idle_t = 0;
+                } else {
+                    if (cut_idle_t == 0)
+                        cut_idle_t = t;
+                    double since = io.last_activity > cut_idle_t ? io.last_activity : cut_idle_t;
+                    if (t - since >= r->o.resume_wait_s) {
+                        why = CDCH_STOP_NOT_RESUMED;
+                        break;
+                    }
+                }
             }
             if (prim) {
                 if (!delivered && cdch_primary_events_sent(prim) >= st->events) {
@@ -932,6 +952,8 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
             cdch_proc_free(p);
         }
     }
+    if (prim)
+        oc.harness_cut = cdch_primary_last_cut(prim, oc.cut_file, sizeof oc.cut_file, &oc.cut_pos);
     cdch_primary_stop(prim);
     if (out)
         fclose(out);
@@ -946,12 +968,15 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
         set_error(cell, harness_msg, t0);
         free(harness_msg);
     } else {
-        cell->diff = cdch_diff_run(st->expected, obs, sc->schema, &st->idx);
+        cell->diff = cdch_diff_run(st->expected, obs, sc->schema, &st->idx, cdch_manifest_representations(con->m, con->v));
         cdch_judgement j;
         cdch_verdict_judge(cell->diff, obs, &oc, &j);
         cell->verdict = j.verdict;
+        cell->classes = j.classes;
         cell->summary = xstrdup(j.summary);
         cell->detail = xstrdup(cdch_buf_cstr(&j.detail));
+        cell->nwarnings = j.nwarnings;
+        cell->warnings = j.nwarnings ? xstrdup(cdch_buf_cstr(&j.warnings)) : NULL;
         cdch_judgement_free(&j);
         cell->seconds = now_s() - t0;
     }
@@ -992,17 +1017,19 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* compression-regression (verdict.h, cdch_verdict_regression): a compressed or
+ * flip cell worse than the same consumer@version × scenario uncompressed. */
 static void flag_regressions(cdch_run *r)
 {
     for (size_t i = 0; i < r->ncells; i++) {
         cdch_cell *c = &r->cells[i];
-        if (strcmp(c->mode, "compressed") != 0 || c->verdict == CDCH_VERDICT_PASS ||
-            c->verdict == CDCH_VERDICT_HARNESS_ERROR)
+        if (strcmp(c->mode, "uncompressed") == 0)
             continue;
         for (size_t k = 0; k < r->ncells; k++) {
             cdch_cell *u = &r->cells[k];
             if (u->consumer_idx == c->consumer_idx && u->scenario_idx == c->scenario_idx &&
-                strcmp(u->mode, "uncompressed") == 0 && u->verdict == CDCH_VERDICT_PASS)
+                strcmp(u->mode, "uncompressed") == 0 &&
+                cdch_verdict_regression(c->verdict, c->classes, u->verdict, u->classes))
                 c->compression_regression = true;
         }
     }

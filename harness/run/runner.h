@@ -25,11 +25,12 @@
  *     that has not is slow, stuck or dead),
  *   - or it printed nothing (no ready line, no event) within the manifest's
  *     startup_timeout,
+ *   - or (a scenario fault cut its connection) no dump connection streamed
+ *     and it printed nothing for resume_wait_s (verdict no-resume),
  *   - or timeout_s passed,
  * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
- * compression-regression flag: a consumer@version × scenario whose
- * uncompressed cell passes and whose compressed cell fails (not with
- * harness-error).
+ * compression-regression flag: a compressed or flip cell worse than the same
+ * consumer@version × scenario uncompressed (cdch_verdict_regression).
  */
 #ifndef CDCH_RUNNER_H
 #define CDCH_RUNNER_H
@@ -55,6 +56,9 @@ typedef struct cdch_run_opts {
     double idle_after_stream_s;  /* source: server, idle time after the whole stream was sent (default 10;
                                   * 0 = auto: 3 s + 1 s per 10 MB of stream) */
     double setup_timeout_s;      /* per version setup (default 1800) */
+    double resume_wait_s;        /* after a fault of the scenario cut the consumer's connection: how long
+                                  * with no dump connection and no output before "did not resume"
+                                  * (default 70: BinaryLogClient's keepalive thread looks every 60 s) */
     int jobs;                    /* cells run in parallel (default 1) */
     const char *report_dir;      /* cell logs (NULL: none) */
     const char *bin_path;        /* CDCH_BIN for adapters (NULL: /proc/self/exe) */
@@ -84,9 +88,12 @@ typedef struct cdch_cell {
     size_t consumer_idx, scenario_idx;
     size_t index;                   /* position in the full plan (before sharding): stable across shards */
     /* verdict */
-    cdch_verdict verdict;
+    cdch_verdict verdict;           /* the worst of classes */
+    unsigned classes;               /* CDCH_CLASS bits of every finding class (verdict.h) */
     bool compression_regression;
     char *summary;                  /* one line */
+    char *warnings;                 /* consumer errors that explain no finding (lines), NULL when none */
+    size_t nwarnings;
     char *detail;                   /* findings, one per line */
     cdch_diff *diff;                /* NULL when the cell never ran (harness-error) */
     /* the adapter */

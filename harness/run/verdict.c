@@ -1,12 +1,13 @@
 /* verdict.c — diff + process outcome -> verdict, summary and details. */
 #include "verdict.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const k_names[CDCH_VERDICT_COUNT] = {
-    "pass",     "bad-checkpoint", "reorder",     "duplicate",     "mismatch",
-    "hang",     "parse-failure",  "silent-skip", "harness-error",
+    "pass",      "hang",      "no-resume", "parse-failure", "bad-checkpoint",
+    "reorder",   "duplicate", "mismatch",  "silent-skip",   "harness-error",
 };
 
 const char *cdch_verdict_name(cdch_verdict v)
@@ -26,7 +27,8 @@ int cdch_verdict_parse(const char *s, cdch_verdict *out)
 
 const char *cdch_verdict_names(void)
 {
-    return "pass, parse-failure, silent-skip, mismatch, duplicate, reorder, bad-checkpoint, hang, harness-error";
+    return "pass, hang, no-resume, parse-failure, bad-checkpoint, reorder, duplicate, mismatch, silent-skip, "
+           "harness-error";
 }
 
 bool cdch_verdict_worse(cdch_verdict now, cdch_verdict base)
@@ -38,6 +40,25 @@ bool cdch_verdict_worse(cdch_verdict now, cdch_verdict base)
     return now > base;
 }
 
+bool cdch_verdict_regression(cdch_verdict comp, unsigned comp_classes, cdch_verdict unc, unsigned unc_classes)
+{
+    if (comp == CDCH_VERDICT_HARNESS_ERROR || unc == CDCH_VERDICT_HARNESS_ERROR || comp == CDCH_VERDICT_PASS)
+        return false;
+    if (comp != unc)
+        return comp > unc;
+    return (comp_classes & ~unc_classes) != 0; /* as bad, and failing in one more way */
+}
+
+void cdch_verdict_classes_str(unsigned classes, char *buf, size_t bufsz)
+{
+    size_t o = 0;
+    if (bufsz)
+        buf[0] = '\0';
+    for (int v = CDCH_VERDICT_COUNT - 1; v > 0; v--)
+        if ((classes & CDCH_CLASS(v)) && o < bufsz)
+            o += (size_t)snprintf(buf + o, bufsz - o, "%s%s", o ? ", " : "", k_names[v]);
+}
+
 const char *cdch_stop_reason_name(cdch_stop_reason r)
 {
     switch (r) {
@@ -47,14 +68,17 @@ const char *cdch_stop_reason_name(cdch_stop_reason r)
     case CDCH_STOP_IDLE_AFTER_STREAM: return "idle-after-stream";
     case CDCH_STOP_STARTUP_TIMEOUT: return "startup-timeout";
     case CDCH_STOP_TIMEOUT: return "timeout";
+    case CDCH_STOP_NOT_RESUMED: return "not-resumed";
     }
     return "?";
 }
 
 void cdch_judgement_free(cdch_judgement *j)
 {
-    if (j)
+    if (j) {
         cdch_buf_free(&j->detail);
+        cdch_buf_free(&j->warnings);
+    }
 }
 
 /* Last non-empty line of the stderr tail, into buf. */
@@ -187,9 +211,59 @@ static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_
         cdch_buf_printf(b, "adapter: stop %s\n", cdch_stop_reason_name(o->reason));
 }
 
-static const cdch_ctl *first_error(const cdch_change_list *obs, size_t at)
+/* Whether a missing transaction was delivered whole before the harness cut
+ * the connection (file names sort in binlog order). */
+static bool before_cut(const cdch_diff_txn *t, const cdch_outcome *o)
 {
-    return obs ? cdch_changes_error_after(obs, at) : NULL;
+    if (!o->harness_cut || !t->file || !o->cut_file[0])
+        return false;
+    int c = strcmp(t->file, o->cut_file);
+    return c < 0 || (c == 0 && t->end <= o->cut_pos);
+}
+
+/* One finding class: the first one recorded for a class gives its summary. */
+typedef struct judge_ctx {
+    unsigned classes;
+    char sums[CDCH_VERDICT_COUNT][1024];
+} judge_ctx;
+
+static void found(judge_ctx *j, cdch_verdict v, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void found(judge_ctx *j, cdch_verdict v, const char *fmt, ...)
+{
+    if (j->classes & CDCH_CLASS(v))
+        return;
+    j->classes |= CDCH_CLASS(v);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->sums[v], sizeof j->sums[v], fmt, ap);
+    va_end(ap);
+}
+
+/* "txn 5*, 6*" of the tail transactions that were (silent) or were not
+ * delivered before the cut. */
+static size_t name_tail(const cdch_diff *d, const cdch_outcome *o, bool delivered, char *buf, size_t bufsz,
+                        const cdch_diff_txn **first)
+{
+    size_t n = 0, comp = 0, o2 = 0;
+    buf[0] = '\0';
+    *first = NULL;
+    for (size_t i = 0; i < d->nmissing; i++) {
+        const cdch_diff_txn *t = &d->missing[i];
+        if (t->hole || before_cut(t, o) != delivered)
+            continue;
+        if (!*first)
+            *first = t;
+        if (n < 3 && o2 < bufsz)
+            o2 += (size_t)snprintf(buf + o2, bufsz - o2, "%s%llu%s", n ? ", " : "", (unsigned long long)t->txn,
+                                   t->compressed ? "*" : "");
+        n++;
+        comp += t->compressed;
+    }
+    if (n > 3 && o2 < bufsz)
+        o2 += (size_t)snprintf(buf + o2, bufsz - o2, " and %zu more", n - 3);
+    if (n && o2 < bufsz)
+        snprintf(buf + o2, bufsz - o2, " (%zu of %zu compressed%s)", comp, n, comp ? ", * = compressed" : "");
+    return n;
 }
 
 void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_judgement *out)
@@ -198,11 +272,14 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
     char names[300], where[1400], ll[300];
     if (o->harness_error) {
         out->verdict = CDCH_VERDICT_HARNESS_ERROR;
+        out->classes = CDCH_CLASS(CDCH_VERDICT_HARNESS_ERROR);
         snprintf(out->summary, sizeof out->summary, "%s", o->harness_error);
         cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", o->harness_error);
         cdch_buf_cstr(&out->detail);
         return;
     }
+    judge_ctx j;
+    memset(&j, 0, sizeof j);
     bool exited = o->reason == CDCH_STOP_EXITED;
     bool failed_exit = exited && (o->exit_signal || o->exit_status != 0);
     char exitmsg[400] = "";
@@ -215,102 +292,149 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
         if (ll[0] && strlen(exitmsg) < sizeof exitmsg - 10)
             snprintf(exitmsg + strlen(exitmsg), sizeof exitmsg - strlen(exitmsg), " (stderr: %s)", ll);
     }
-    const cdch_diff_txn *first_hole = NULL, *first_tail = NULL;
-    size_t unreported_holes = 0;
+    /* holes: a later transaction arrived. Silent unless the consumer said so around each one. */
+    const cdch_diff_txn *first_silent = NULL, *first_said = NULL;
+    size_t silent_holes = 0, said_holes = 0;
     for (size_t i = 0; i < d->nmissing; i++) {
         const cdch_diff_txn *t = &d->missing[i];
-        if (t->hole) {
-            if (!first_hole)
-                first_hole = t;
-            if (!t->reported)
-                unreported_holes++;
-        } else if (!first_tail) {
-            first_tail = t;
+        if (!t->hole)
+            continue;
+        if (t->reported) {
+            said_holes++;
+            if (!first_said)
+                first_said = t;
+        } else {
+            silent_holes++;
+            if (!first_silent)
+                first_silent = t;
         }
     }
-    if (d->holes) {
+    if (silent_holes) {
         name_missing(d, true, names, sizeof names);
-        txn_line(first_hole, where, sizeof where);
-        /* A consumer that said so (an error line, e.g. @vlasky/zongji's
-         * "cannot decode compressed transactions") is not silent, even if
-         * it printed the error once and went on skipping. */
-        const cdch_ctl *said = first_hole->reported ? NULL : first_error(obs, 0);
-        if (unreported_holes && !first_hole->reported && !said) {
-            out->verdict = CDCH_VERDICT_SILENT_SKIP;
-            snprintf(out->summary, sizeof out->summary,
-                     "%zu transaction(s) missing while later ones arrived: txn %s; first: %s", d->holes, names, where);
-        } else {
-            out->verdict = CDCH_VERDICT_PARSE_FAILURE;
-            snprintf(out->summary, sizeof out->summary, "consumer reported an error and skipped txn %s; first: %s: %s",
-                     names, where, first_hole->reported ? first_hole->reported : said->message);
+        txn_line(first_silent, where, sizeof where);
+        found(&j, CDCH_VERDICT_SILENT_SKIP, "%zu transaction(s) missing while later ones arrived: txn %s; first: %s",
+              d->holes, names, where);
+    }
+    if (said_holes) {
+        name_missing(d, true, names, sizeof names);
+        txn_line(first_said, where, sizeof where);
+        found(&j, CDCH_VERDICT_PARSE_FAILURE, "consumer reported an error and skipped txn %s; first: %s: %s", names,
+              where, first_said->reported);
+    }
+    /* the tail: nothing after it arrived */
+    if (d->tail) {
+        const cdch_diff_txn *first_cut = NULL, *first_tail = NULL;
+        char cutnames[300];
+        if (name_tail(d, o, true, cutnames, sizeof cutnames, &first_cut)) {
+            txn_line(first_cut, where, sizeof where);
+            found(&j, CDCH_VERDICT_SILENT_SKIP,
+                  "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
+                  "emitted; first: %s",
+                  cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
         }
-    } else if (d->tail) {
-        name_missing(d, false, names, sizeof names);
-        txn_line(first_tail, where, sizeof where);
-        const cdch_ctl *err = first_tail->reported ? NULL : first_error(obs, 0);
-        const char *msg = first_tail->reported ? first_tail->reported : err ? err->message : NULL;
-        if (msg) {
-            out->verdict = CDCH_VERDICT_PARSE_FAILURE;
-            snprintf(out->summary, sizeof out->summary, "stopped before %s: consumer error: %s", where, msg);
-        } else if (exited && o->files_source && !failed_exit) {
-            out->verdict = CDCH_VERDICT_SILENT_SKIP;
-            snprintf(out->summary, sizeof out->summary,
-                     "read every file and exited 0 without txn %s; first: %s", names, where);
-        } else if (exited) {
-            out->verdict = CDCH_VERDICT_PARSE_FAILURE;
-            snprintf(out->summary, sizeof out->summary, "stopped before %s: adapter %s", where, exitmsg);
-        } else if (o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered) {
-            out->verdict = CDCH_VERDICT_SILENT_SKIP;
-            snprintf(out->summary, sizeof out->summary,
-                     "received the whole stream and went idle without txn %s; first: %s", names, where);
-        } else {
-            out->verdict = CDCH_VERDICT_HANG;
-            if (o->reason == CDCH_STOP_STARTUP_TIMEOUT)
-                snprintf(out->summary, sizeof out->summary, "no ready line or event within the startup timeout; "
-                                                            "nothing after %zu of %zu rows; next: %s",
-                         d->matched_rows, d->expected_rows, where);
-            else
-                snprintf(out->summary, sizeof out->summary,
-                         "no progress and no exit before the %.0f s timeout; stuck before %s", o->timeout_s, where);
+        if (name_tail(d, o, false, names, sizeof names, &first_tail)) {
+            txn_line(first_tail, where, sizeof where);
+            const char *msg = first_tail->reported;
+            if (o->harness_cut) {
+                found(&j, CDCH_VERDICT_NO_RESUME,
+                      "the harness cut the connection at %s:%llu (scenario fault) and the consumer did not resume: "
+                      "nothing from %s on (stop: %s%s%s%s)",
+                      o->cut_file, (unsigned long long)o->cut_pos, where, cdch_stop_reason_name(o->reason),
+                      exited ? ", adapter " : "", exitmsg, msg ? "; consumer said: " : "");
+                if (msg) {
+                    size_t l = strlen(j.sums[CDCH_VERDICT_NO_RESUME]);
+                    snprintf(j.sums[CDCH_VERDICT_NO_RESUME] + l, sizeof j.sums[0] - l, "%s", msg);
+                }
+            } else if (msg) {
+                found(&j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: consumer error: %s", where, msg);
+            } else if (exited && o->files_source && !failed_exit) {
+                found(&j, CDCH_VERDICT_SILENT_SKIP, "read every file and exited 0 without txn %s; first: %s", names,
+                      where);
+            } else if (exited) {
+                found(&j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: adapter %s", where, exitmsg);
+            } else if (o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered) {
+                found(&j, CDCH_VERDICT_SILENT_SKIP, "received the whole stream and went idle without txn %s; first: %s",
+                      names, where);
+            } else if (o->reason == CDCH_STOP_STARTUP_TIMEOUT) {
+                found(&j, CDCH_VERDICT_HANG,
+                      "no ready line or event within the startup timeout; nothing after %zu of %zu rows; next: %s",
+                      d->matched_rows, d->expected_rows, where);
+            } else {
+                found(&j, CDCH_VERDICT_HANG, "no progress and no exit before the %.0f s timeout; stuck before %s",
+                      o->timeout_s, where);
+            }
         }
-    } else if (d->mismatch_total) {
-        out->verdict = CDCH_VERDICT_MISMATCH;
+    }
+    if (d->mismatch_total) {
         const cdch_diff_mismatch *m = &d->mismatch[0];
         if (m->column)
-            snprintf(out->summary, sizeof out->summary, "%zu difference(s); first: txn %llu%s %s.%s: expected %.200s, observed %.200s",
-                     d->mismatch_total, (unsigned long long)m->txn, m->compressed ? " (compressed)" : "",
-                     m->image ? m->image : "", m->column, m->expected ? m->expected : "(absent)",
-                     m->observed ? m->observed : "(absent)");
+            found(&j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: txn %llu%s %s.%s: expected %.200s, observed %.200s",
+                  d->mismatch_total, (unsigned long long)m->txn, m->compressed ? " (compressed)" : "",
+                  m->image ? m->image : "", m->column, m->expected ? m->expected : "(absent)",
+                  m->observed ? m->observed : "(absent)");
+        else if (m->txn)
+            found(&j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: txn %llu%s %s: expected %.200s, observed %.200s",
+                  d->mismatch_total, (unsigned long long)m->txn, m->compressed ? " (compressed)" : "", m->what,
+                  m->expected ? m->expected : "(absent)", m->observed ? m->observed : "(absent)");
         else
-            snprintf(out->summary, sizeof out->summary, "%zu difference(s); first: %s at observed line %llu: %.300s",
-                     d->mismatch_total, m->what, (unsigned long long)m->obs_line, m->observed ? m->observed : "");
-    } else if (d->dup_total) {
-        out->verdict = CDCH_VERDICT_DUPLICATE;
-        snprintf(out->summary, sizeof out->summary, "%zu duplicate row(s); first: txn %llu%s again at observed line %llu",
-                 d->dup_total, (unsigned long long)d->dup[0].txn, d->dup[0].compressed ? " (compressed)" : "",
-                 (unsigned long long)d->dup[0].obs_line);
-    } else if (d->reorder_total) {
-        out->verdict = CDCH_VERDICT_REORDER;
-        snprintf(out->summary, sizeof out->summary, "%zu row(s) out of order; first: txn %llu arrived after txn %llu (observed line %llu)",
-                 d->reorder_total, (unsigned long long)d->reorder[0].txn, (unsigned long long)d->reorder[0].after_txn,
-                 (unsigned long long)d->reorder[0].obs_line);
-    } else if (d->ckpt_total) {
-        out->verdict = CDCH_VERDICT_BAD_CHECKPOINT;
-        snprintf(out->summary, sizeof out->summary, "rows fine; %zu row(s) with a bad checkpoint; first: txn %llu%s: %s",
-                 d->ckpt_total, (unsigned long long)d->ckpt[0].txn, d->ckpt[0].compressed ? " (compressed)" : "",
-                 d->ckpt[0].what);
-    } else if (first_error(obs, 0)) {
-        out->verdict = CDCH_VERDICT_PARSE_FAILURE;
-        snprintf(out->summary, sizeof out->summary, "every row arrived, but the consumer reported an error: %s",
-                 first_error(obs, 0)->message);
-    } else if (failed_exit) {
-        out->verdict = CDCH_VERDICT_PARSE_FAILURE;
-        snprintf(out->summary, sizeof out->summary, "every row arrived, but the adapter %s", exitmsg);
+            found(&j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: %s at observed line %llu: %.300s",
+                  d->mismatch_total, m->what, (unsigned long long)m->obs_line, m->observed ? m->observed : "");
+    }
+    if (d->dup_total)
+        found(&j, CDCH_VERDICT_DUPLICATE, "%zu duplicate row(s); first: txn %llu%s again at observed line %llu",
+              d->dup_total, (unsigned long long)d->dup[0].txn, d->dup[0].compressed ? " (compressed)" : "",
+              (unsigned long long)d->dup[0].obs_line);
+    if (d->reorder_total)
+        found(&j, CDCH_VERDICT_REORDER, "%zu row(s) out of order; first: txn %llu arrived after txn %llu (observed line %llu)",
+              d->reorder_total, (unsigned long long)d->reorder[0].txn, (unsigned long long)d->reorder[0].after_txn,
+              (unsigned long long)d->reorder[0].obs_line);
+    if (d->ckpt_total)
+        found(&j, CDCH_VERDICT_BAD_CHECKPOINT, "rows fine; %zu row(s) with a bad checkpoint; first: txn %llu%s: %s", d->ckpt_total,
+              (unsigned long long)d->ckpt[0].txn, d->ckpt[0].compressed ? " (compressed)" : "", d->ckpt[0].what);
+
+    /* consumer errors that explain no finding, and a failing exit after every row, are warnings */
+    for (size_t i = 0; obs && i < obs->nctl; i++) {
+        const cdch_ctl *c = &obs->ctl[i];
+        if (c->kind != CDCH_CTL_ERROR)
+            continue;
+        bool explains = false;
+        for (size_t k = 0; k < d->nmissing && !explains; k++)
+            explains = d->missing[k].reported && c->message && strcmp(d->missing[k].reported, c->message) == 0;
+        if (explains)
+            continue;
+        cdch_buf_printf(&out->warnings, "consumer error (observed line %llu, after %zu rows): %s\n",
+                        (unsigned long long)c->line, c->at, c->message);
+        out->nwarnings++;
+    }
+    if (failed_exit && !d->tail) {
+        cdch_buf_printf(&out->warnings, "adapter %s after every expected row\n", exitmsg);
+        out->nwarnings++;
+    }
+
+    out->classes = j.classes;
+    out->verdict = CDCH_VERDICT_PASS;
+    for (int v = CDCH_VERDICT_SILENT_SKIP; v > 0; v--)
+        if (j.classes & CDCH_CLASS(v)) {
+            out->verdict = (cdch_verdict)v;
+            break;
+        }
+    if (out->verdict == CDCH_VERDICT_PASS) {
+        snprintf(out->summary, sizeof out->summary, "%zu rows in %zu transactions; checkpoints %s%s", d->expected_rows,
+                 d->expected_txns, d->ckpt_rows_checked ? "valid" : "not reported",
+                 out->nwarnings ? "; with warnings (the consumer reported errors but delivered every row)" : "");
     } else {
-        out->verdict = CDCH_VERDICT_PASS;
-        snprintf(out->summary, sizeof out->summary, "%zu rows in %zu transactions; checkpoints %s", d->expected_rows,
-                 d->expected_txns, d->ckpt_rows_checked ? "valid" : "not reported");
+        size_t l = (size_t)snprintf(out->summary, sizeof out->summary, "%s", j.sums[out->verdict]);
+        unsigned others = j.classes & ~CDCH_CLASS(out->verdict);
+        if (others && l < sizeof out->summary) {
+            char also[200];
+            cdch_verdict_classes_str(others, also, sizeof also);
+            snprintf(out->summary + l, sizeof out->summary - l, " [also: %s]", also);
+        }
+        for (int v = CDCH_VERDICT_SILENT_SKIP; v > 0; v--)
+            if (v != (int)out->verdict && (others & CDCH_CLASS(v)))
+                cdch_buf_printf(&out->detail, "also %s: %s\n", k_names[v], j.sums[v]);
     }
     details(d, obs, o, &out->detail);
     cdch_buf_cstr(&out->detail);
+    cdch_buf_cstr(&out->warnings);
 }

@@ -4,24 +4,32 @@
  * Owns: the cdch_judgement's detail buffer (free with cdch_judgement_free).
  * Inputs are the caller's.
  *
- * Decision, most serious first:
- *   harness-error  the harness failed (setup, stream, server, spawning the adapter)
- *   silent-skip    expected transactions are missing and the consumer went on:
- *                  a later transaction arrived with no error line in between; or a
- *                  files consumer exited 0 without them; or a server consumer got
- *                  the whole stream and went idle without them
- *   parse-failure  the consumer stopped (exited) or printed {"kind":"error"}; what it
- *                  emitted is a prefix (or every gap was announced by an error line);
- *                  also an adapter that exited with a failure status or printed an
- *                  error after emitting everything
- *   hang           a prefix arrived and the adapter neither exited nor finished before
- *                  the timeout (or never became ready within startup_timeout)
- *   mismatch       rows there, values/columns differ, or unexpected events
+ * A cell can show several finding classes; its verdict is the worst of them
+ * by this severity order (worst first; design.md section 6):
+ *   silent-skip    expected transactions are missing and the consumer did not say
+ *                  so: a hole (a later transaction arrived) with no error line
+ *                  between the rows around it; a files consumer that exited 0
+ *                  without them; a server consumer that received the whole stream
+ *                  and went idle without them; transactions the server delivered
+ *                  whole before a disconnection the harness caused, never emitted
+ *   mismatch       rows there but wrong: a value, a column, an image, the op, the
+ *                  db or the table differs (the row arrived: never "missing"), or
+ *                  unexpected events
  *   duplicate      extra copies of expected rows
  *   reorder        rows out of order
- *   bad-checkpoint rows fine, reported pos/GTID outside the row's transaction
- *   pass
- * The compression-regression flag is set by the runner across modes.
+ *   bad-checkpoint reported pos/GTID outside the row's transaction
+ *   parse-failure  the consumer said so: it exited (or printed an error line where
+ *                  it stopped, or around every hole) and what it emitted is a prefix
+ *   no-resume      the harness cut the connection (a scenario fault) and the consumer
+ *                  neither resumed nor said why before it stopped or went idle
+ *   hang           a prefix arrived and the adapter neither exited nor finished before
+ *                  the timeout (or never became ready within startup_timeout)
+ *   pass           every expected row once, in order, equal; error lines printed
+ *                  along the way and a failing exit status after the last row are
+ *                  warnings on the pass
+ * harness-error (the harness failed) stands apart: it is never the consumer's.
+ * The compression-regression flag is set by the runner across modes
+ * (cdch_verdict_regression).
  */
 #ifndef CDCH_VERDICT_H
 #define CDCH_VERDICT_H
@@ -32,20 +40,23 @@
 #include "diff.h"
 #include "events.h"
 
-/* Ordered by severity (harness-error is not comparable: see cdch_verdict_worse). */
+/* Ordered by severity, least first (harness-error is not comparable: see
+ * cdch_verdict_worse). */
 typedef enum cdch_verdict {
     CDCH_VERDICT_PASS = 0,
+    CDCH_VERDICT_HANG,
+    CDCH_VERDICT_NO_RESUME,
+    CDCH_VERDICT_PARSE_FAILURE,
     CDCH_VERDICT_BAD_CHECKPOINT,
     CDCH_VERDICT_REORDER,
     CDCH_VERDICT_DUPLICATE,
     CDCH_VERDICT_MISMATCH,
-    CDCH_VERDICT_HANG,
-    CDCH_VERDICT_PARSE_FAILURE,
     CDCH_VERDICT_SILENT_SKIP,
     CDCH_VERDICT_HARNESS_ERROR,
 } cdch_verdict;
 
-#define CDCH_VERDICT_COUNT 9
+#define CDCH_VERDICT_COUNT 10
+#define CDCH_CLASS(v) (1u << (v)) /* a finding class in cdch_judgement.classes */
 
 const char *cdch_verdict_name(cdch_verdict v); /* "pass", "silent-skip", ... */
 int cdch_verdict_parse(const char *s, cdch_verdict *out); /* 0 ok, -1 unknown */
@@ -54,6 +65,14 @@ const char *cdch_verdict_names(void);
 /* True when `now` is worse than `base` (a harness-error is always worse,
  * except against a recorded harness-error). */
 bool cdch_verdict_worse(cdch_verdict now, cdch_verdict base);
+/* The compression-regression rule: the compressed (or flip) cell is worse
+ * than the uncompressed one on the severity order, or has the same verdict
+ * and shows a failure class (classes: CDCH_CLASS bits) the uncompressed one
+ * does not (a value bug in both, and compressed also dies). Never for a
+ * harness-error on either side. */
+bool cdch_verdict_regression(cdch_verdict comp, unsigned comp_classes, cdch_verdict unc, unsigned unc_classes);
+/* "mismatch, parse-failure" of the class bits, worst first, into buf. */
+void cdch_verdict_classes_str(unsigned classes, char *buf, size_t bufsz);
 
 typedef enum cdch_stop_reason {
     CDCH_STOP_NONE = 0,
@@ -62,6 +81,7 @@ typedef enum cdch_stop_reason {
     CDCH_STOP_IDLE_AFTER_STREAM, /* the server sent the whole stream, output idle since */
     CDCH_STOP_STARTUP_TIMEOUT, /* no ready line / event within startup_timeout */
     CDCH_STOP_TIMEOUT,         /* the run's --timeout */
+    CDCH_STOP_NOT_RESUMED,     /* the harness cut the connection; no dump connection and no output since */
 } cdch_stop_reason;
 
 const char *cdch_stop_reason_name(cdch_stop_reason r);
@@ -76,12 +96,18 @@ typedef struct cdch_outcome {
     double timeout_s;         /* the timeout that applied (for messages) */
     const char *stderr_tail;  /* NULL or the adapter's stderr tail (last line is quoted) */
     const char *harness_error;/* non-NULL: the harness failed, this says how */
+    bool harness_cut;         /* a scenario fault cut the consumer's dump connection */
+    char cut_file[256];       /* then: the last complete event sent before the cut ended here */
+    uint64_t cut_pos;
 } cdch_outcome;
 
 typedef struct cdch_judgement {
-    cdch_verdict verdict;
-    char summary[1024]; /* one line */
-    cdch_buf detail;    /* lines: the findings, first differing event first */
+    cdch_verdict verdict;   /* the worst of classes */
+    unsigned classes;       /* CDCH_CLASS bits of every finding class seen (0 for pass) */
+    char summary[1024];     /* one line */
+    cdch_buf detail;        /* lines: the findings, first differing event first */
+    cdch_buf warnings;      /* lines: consumer errors that explain no finding, a failing exit after every row */
+    size_t nwarnings;
 } cdch_judgement;
 
 void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *observed, const cdch_outcome *o,

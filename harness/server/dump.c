@@ -471,11 +471,16 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
         p[1] = 0xEF;
         p[2] = 0x00; /* no ACK requested */
     }
+    uint32_t end_pos = len >= 17 ? (uint32_t)ev[13] | (uint32_t)ev[14] << 8 | (uint32_t)ev[15] << 16 |
+                                       (uint32_t)ev[16] << 24
+                                 : 0;
     if (cut) {
         if (send_partial(d, p, len + pre, pre + cut) != 0) {
             d->write_failed = true;
             return SEND_FAIL;
         }
+        /* the last complete event ended where this one starts */
+        srv_note_cut(d->srv, d->f ? d->f->name : "", end_pos >= len ? end_pos - len : 0);
         d->gone = true;
         return SEND_STOP;
     }
@@ -487,6 +492,7 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
         d->nbytes += len;
     if (close_after) {
         out_flush(d);
+        srv_note_cut(d->srv, d->f ? d->f->name : "", end_pos);
         d->gone = true;
         return SEND_STOP;
     }

@@ -50,6 +50,27 @@ void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n)
         __atomic_fetch_add(f, n, __ATOMIC_RELAXED);
 }
 
+void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos)
+{
+    pthread_mutex_lock(&srv->mu);
+    snprintf(srv->cut_file, sizeof srv->cut_file, "%s", file ? file : "");
+    srv->cut_pos = pos;
+    srv->stats.fault_cuts++;
+    pthread_mutex_unlock(&srv->mu);
+}
+
+bool cdch_server_last_cut(cdch_server *srv, char *file, size_t filesz, uint64_t *pos)
+{
+    pthread_mutex_lock(&srv->mu);
+    bool any = srv->stats.fault_cuts > 0;
+    if (any && filesz)
+        snprintf(file, filesz, "%s", srv->cut_file);
+    if (any && pos)
+        *pos = srv->cut_pos;
+    pthread_mutex_unlock(&srv->mu);
+    return any;
+}
+
 void cdch_server_get_stats(cdch_server *srv, cdch_server_stats *out)
 {
     out->connections = __atomic_load_n(&srv->stats.connections, __ATOMIC_RELAXED);
@@ -58,6 +79,10 @@ void cdch_server_get_stats(cdch_server *srv, cdch_server_stats *out)
     out->dumps = __atomic_load_n(&srv->stats.dumps, __ATOMIC_RELAXED);
     out->events_sent = __atomic_load_n(&srv->stats.events_sent, __ATOMIC_RELAXED);
     out->bytes_sent = __atomic_load_n(&srv->stats.bytes_sent, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&srv->mu);
+    out->fault_cuts = srv->stats.fault_cuts;
+    out->active_dumps = srv->active_dumps;
+    pthread_mutex_unlock(&srv->mu);
 }
 
 int srv_kill(struct cdch_server *srv, uint32_t id)

@@ -74,7 +74,14 @@ typedef struct cdch_server_stats {
     uint64_t dumps;
     uint64_t events_sent;
     uint64_t bytes_sent;        /* replication payload bytes */
+    uint64_t fault_cuts;        /* dump connections the server closed on purpose (drop/truncate faults) */
+    uint64_t active_dumps;      /* dump connections streaming now */
 } cdch_server_stats;
 void cdch_server_get_stats(cdch_server *srv, cdch_server_stats *out);
+
+/* Where the last fault cut fell: the file and the end of the last complete
+ * event sent before it (an event cut short does not count). False when no
+ * fault has cut a connection. file gets at most filesz - 1 bytes. */
+bool cdch_server_last_cut(cdch_server *srv, char *file, size_t filesz, uint64_t *pos);
 
 #endif

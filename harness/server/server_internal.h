@@ -130,6 +130,8 @@ struct cdch_server {
     uint64_t active_dumps;
     bool sha2_cached;          /* caching_sha2 cache holds the account (after a full authentication) */
     int64_t start_time;        /* epoch seconds (Uptime) */
+    char cut_file[512];        /* cdch_server_last_cut ("" = none) */
+    uint64_t cut_pos;
 };
 
 /* ---- server.c ---- */
@@ -140,6 +142,8 @@ typedef enum srv_stat {
     SRV_STAT_BYTES_SENT,      /* conn.c counts these itself while c->dumping */
 } srv_stat;
 void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n);
+/* dump.c: a fault closed a dump connection; file:pos ends the last complete event sent. */
+void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos);
 /* KILL: shut down connection `id`'s socket (its thread then ends). 0, or -1 if no such connection. */
 int srv_kill(struct cdch_server *srv, uint32_t id);
 
