@@ -549,6 +549,15 @@ public final class Main {
                     return str("JSON decode error: " + ex);
                 }
             }
+            if (type == 242 && b.length % 4 == 0) {   // VECTOR: the library's byte[] holds float32 LE
+                ByteBuffer bb = ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                StringBuilder a = new StringBuilder("[");
+                for (int i = 0; i < b.length / 4; i++) {
+                    float f = bb.getFloat();
+                    a.append(i > 0 ? "," : "").append(Float.isFinite(f) ? new BigDecimal(Float.toString(f)).toString() : str(Float.toString(f)));
+                }
+                return a.append(']').toString();
+            }
             if (type == 255 && b.length >= 4) {   // GEOMETRY: 4-byte LE SRID + WKB
                 long srid = (b[0] & 0xffL) | (b[1] & 0xffL) << 8 | (b[2] & 0xffL) << 16 | (b[3] & 0xffL) << 24;
                 StringBuilder hex = new StringBuilder();
