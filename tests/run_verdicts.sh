@@ -115,7 +115,8 @@ faults=(cdcharness-ref
         broken-op-delete broken-op-insert broken-db broken-table broken-key
         broken-drop-row broken-double-as-float broken-big-as-double broken-phantom-row broken-extra-column
         broken-missing-column
-        warn-then-correct broken-warn-skip broken-announce-once broken-die-plain broken-value-die
+        warn-then-correct warn-at-end broken-warn-skip broken-announce-once broken-late-announce
+        broken-die-plain broken-value-die
         keyupd-declared broken-keyupd-undeclared broken-keyupd-split broken-keyupd-other-txn
         odd-strings odd-at-names odd-set-bitmap odd-enum-index odd-gtid-upper odd-gtid-set odd-json-keys
         odd-time-padded odd-all)
@@ -158,8 +159,10 @@ want = {
     "broken-missing-column@1":    (M, M, False),
     # error lines: warnings on a pass; a hole is silent unless an error line lies around it
     "warn-then-correct@1":        ("pass", "pass", False),
+    "warn-at-end@1":              ("pass", "pass", False),   # every row, then an error line
     "broken-warn-skip@1":         ("pass", S, True),
-    "broken-announce-once@1":     ("pass", S, True),
+    "broken-announce-once@1":     ("pass", S, True),   # one error line at the first hole only
+    "broken-late-announce@1":     ("pass", S, True),   # an error line per hole, after the row past it
     "broken-die-plain@1":         (PF, S, True),   # loud on plain streams, silent on compressed ones
     "broken-value-die@1":         (M, M, True),    # worst class wins; parse-failure is new in compressed
     # key-changing UPDATE as delete + insert
@@ -231,7 +234,7 @@ for con, col in (("broken-double-as-float", "d"), ("broken-big-as-double", "big"
 if "unexpected" not in cell("broken-phantom-row", "uncompressed")["summary"]:
     bad.append("phantom-row: not named unexpected: %s" % cell("broken-phantom-row", "uncompressed")["summary"])
 # skipped compressed transactions: 6, 7, 9, 10, 12, 13 (7 and 12 hold two rows)
-for con in ("broken-warn-skip", "broken-announce-once", "broken-die-plain"):
+for con in ("broken-warn-skip", "broken-announce-once", "broken-late-announce", "broken-die-plain"):
     miss = cell(con, "compressed")["missing"]
     if [m["txn"] for m in miss] != [6, 7, 9, 10, 12, 13] or not all(m["compressed"] and m["hole"] for m in miss):
         bad.append("%s compressed: missing %r" % (con, [(m["txn"], m["compressed"], m["hole"]) for m in miss]))
@@ -244,6 +247,7 @@ if "parse-failure" not in text(vd) or "CHANGED" not in text(vd):
 # warnings: error lines that explain no finding; none where no error line was printed
 for con, mode, msg in (("warn-then-correct", "uncompressed", "lost connection to the primary"),
                        ("warn-then-correct", "compressed", "queue 90% full"),
+                       ("warn-at-end", "compressed", "1 event left unacknowledged"),
                        ("broken-warn-skip", "uncompressed", "will be ignored")):
     w = cell(con, mode).get("warnings")
     if not w or not any(msg in x for x in w):
@@ -262,7 +266,7 @@ for tc in ju.iter("testcase"):
     if tc.get("classname", "").endswith("warn-then-correct@1"):
         if "warning" not in E.tostring(tc, encoding="unicode").lower():
             bad.append("junit.xml: %s does not mention the warnings" % tc.get("name"))
-if r["totals"]["compression_regressions"] != 4:
+if r["totals"]["compression_regressions"] != 5:
     bad.append("totals: %r" % r["totals"])
 if bad:
     print("\n".join(bad)); sys.exit(1)
@@ -330,6 +334,37 @@ out=$(run --consumer broken-skip --scenario "$scenario" --expect fine 2>&1)
 rc=$?
 set -e
 [ $rc -eq 2 ] && echo "$out" | grep -q "unknown --expect 'fine'" || fail "bad --expect: $out"
+
+# every non-pass expectation of a manifest names its cause: a known_issues id, or `unexplained`
+for c in "nocause:silent-skip" "badcause:silent-skip no-such-issue" "bycause:pass" "unexpl:silent-skip unexplained"; do
+  fam=${c%%:*}
+  mkdir -p "$work/cons/$fam"
+  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+family: $fam
+source: files
+versions:
+  - version: "1"
+    expect: {uncompressed: pass, compressed: ${c#*:}}
+expect_by_scenario:
+  run-small: {compressed: $([ "$fam" = bycause ] && echo silent-skip || echo "${c#*:}")}
+known_issues:
+  - {id: planted-fault, kind: consumer-defect, compression: true, summary: "drops compressed transactions",
+     evidence: "tests/consumers/_common/broken.py skip-compressed"}
+run: ["python3", "$src/tests/consumers/_common/broken.py", "skip-compressed"]
+EOF
+done
+for fam in nocause badcause bycause; do
+  set +e
+  out=$("$bin" run --consumers-dir "$work/cons" --consumer $fam --scenario "$scenario" --expect manifest --quiet \
+        --report-dir "$work/rc-$fam" 2>&1)
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$fam: a manifest expectation without a known cause must not load (exit $rc): $out"
+  echo "$out" | grep -q "$fam/manifest.yaml.*cause" || fail "$fam: the error should name the manifest and the cause: $out"
+done
+echo "$out" | grep -q "silent-skip" || fail "bycause: an expect_by_scenario entry needs its cause too: $out"
+"$bin" run --consumers-dir "$work/cons" --consumer unexpl --scenario "$scenario" --expect manifest --quiet \
+  --report-dir "$work/rc-unexpl" >/dev/null || fail "unexplained is a reserved cause needing no known_issues entry"
 
 # a setup that fails is a harness-error, never the consumer's verdict
 mkdir -p "$work/cons/bad-setup"

@@ -53,6 +53,9 @@ is the table's primary key there):
                         transactions dropped silently
   announce-once-skip    one error line at the first compressed
                         transaction, then every compressed one dropped
+  late-announce-skip    drops compressed transactions, printing an error line
+                        for each only after the first row past the hole
+  warn-at-end           every row correctly, then one error line
   die-plain-skip        uncompressed stream: exits 1 after the second
                         transaction; compressed: drops compressed
                         transactions silently
@@ -421,6 +424,24 @@ def f_announce_once_skip(rows, txns, args):
         emit(clean(r))
 
 
+def f_late_announce_skip(rows, txns, args):
+    owed = []
+    for r in rows:
+        if r["compressed"]:
+            if r["txn"] not in owed:
+                owed.append(r["txn"])
+            continue
+        emit(clean(r))
+        for t in owed:  # said only after the first row past the hole: too late
+            emit({"kind": "error", "message": "skipped unsupported event type 40 (txn %d)" % t})
+        owed = []
+
+
+def f_warn_at_end(rows, txns, args):
+    emit_all(rows)
+    emit({"kind": "error", "message": "WARN closing: 1 event left unacknowledged"})
+
+
 def f_die_plain_skip(rows, txns, args):
     if any(r["compressed"] for r in rows):
         emit_all(r for r in rows if not r["compressed"])
@@ -568,6 +589,8 @@ FAULTS = {
     "warn-then-correct": f_warn_then_correct,
     "warn-start-skip": f_warn_start_skip,
     "announce-once-skip": f_announce_once_skip,
+    "late-announce-skip": f_late_announce_skip,
+    "warn-at-end": f_warn_at_end,
     "die-plain-skip": f_die_plain_skip,
     "value-and-die": f_value_and_die,
     "keyupd": f_keyupd,
