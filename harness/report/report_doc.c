@@ -315,9 +315,12 @@ int rep_doc_write_json(const rep_doc *d, FILE *f)
         fputc('}', f);
     }
     fputs(",\"cells\":[\n", f);
-    size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0, unknown = 0;
+    size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0, unknown = 0, unexplained = 0, nwarn = 0;
     for (size_t i = 0; i < d->ncells; i++) {
         const cdch_jv *c = d->cells[i];
+        unexplained += rep_cell_unexplained(c);
+        const cdch_jv *w = cdch_jv_get(c, "warnings");
+        nwarn += w && w->type == CDCH_JV_ARRAY && w->u.arr.n > 0;
         cdch_verdict v;
         if (cdch_verdict_parse(rep_str(c, "verdict"), &v) == 0)
             counts[v]++;
@@ -329,12 +332,24 @@ int rep_doc_write_json(const rep_doc *d, FILE *f)
             fputs(",\n", f);
         rep_jv_write(f, c);
     }
-    fprintf(f, "\n],\"totals\":{\"cells\":%zu,\"not_as_expected\":%zu,\"compression_regressions\":%zu", d->ncells,
-            unmet, regressions);
+    fprintf(f, "\n],\"totals\":{\"cells\":%zu,\"not_as_expected\":%zu,\"compression_regressions\":%zu,"
+               "\"unexplained\":%zu,\"with_warnings\":%zu",
+            d->ncells, unmet, regressions, unexplained, nwarn);
     for (int v = 0; v < CDCH_VERDICT_COUNT; v++)
         fprintf(f, ",\"%s\":%zu", cdch_verdict_name((cdch_verdict)v), counts[v]);
     if (unknown)
         fprintf(f, ",\"unknown\":%zu", unknown);
     fputs("}}\n", f);
     return ferror(f) ? -1 : 0;
+}
+
+bool rep_cell_unexplained(const cdch_jv *c)
+{
+    const cdch_jv *cause = cdch_jv_get(c, "cause");
+    for (size_t k = 0; cause && cause->type == CDCH_JV_ARRAY && k < cause->u.arr.n; k++) {
+        const char *id = rep_str(cause->u.arr.items[k], "id");
+        if (id && strcmp(id, "unexplained") == 0)
+            return true;
+    }
+    return false;
 }

@@ -77,4 +77,7 @@ void rep_firstdiff_free(char **fd, size_t n);
 int rep_write_file(const char *dir, const char *name, int (*fn)(const void *ctx, FILE *f), const void *ctx,
                    cdch_err *err);
 
+/* Whether a cell's recorded expectation cites `unexplained`. */
+bool rep_cell_unexplained(const cdch_jv *c);
+
 #endif

@@ -101,6 +101,66 @@ static const char *rel_dir(const char *cell_dir, const char *dir)
     return *p ? p : cell_dir;
 }
 
+/* Lines of text as JSON strings (at most max, then a count of the rest). */
+static void lines_json(FILE *f, const char *text, size_t max)
+{
+    const char *p = text ? text : "";
+    size_t n = 0;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[2048];
+        if (n == max) {
+            snprintf(line, sizeof line, "... and more (the cell's stdout keeps every line)");
+            fputc(',', f);
+            rep_json_str(f, line);
+            return;
+        }
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
+        if (n)
+            fputc(',', f);
+        rep_json_str(f, line);
+        n++;
+        p += len + (nl ? 1 : 0);
+    }
+}
+
+/* "cause": the known issues the expectation cites, resolved from the
+ * consumer's manifest: [{id, kind, compression, summary, evidence}];
+ * `unexplained` as {"id":"unexplained"}. Absent when the expectation names none. */
+static void cause_json(FILE *f, cdch_run *r, const cdch_cell *c, size_t *unexplained)
+{
+    if (!c->expect_cause[0])
+        return;
+    const cdch_manifest *m = cdch_run_cell_manifest(r, c);
+    char buf[sizeof c->expect_cause];
+    snprintf(buf, sizeof buf, "%s", c->expect_cause);
+    fputs(",\"cause\":[", f);
+    bool first = true, unexp = false;
+    char *save = NULL;
+    for (char *id = strtok_r(buf, " ", &save); id; id = strtok_r(NULL, " ", &save)) {
+        fputs(first ? "{" : ",{", f);
+        first = false;
+        fputs("\"id\":", f);
+        rep_json_str(f, id);
+        const cdch_known_issue *ki = cdch_manifest_issue(m, id);
+        if (ki) {
+            KV_STR(f, "kind", cdch_issue_kind_name(ki->kind));
+            fprintf(f, ",\"compression\":%s", ki->compression ? "true" : "false");
+            KV_STR(f, "summary", ki->summary);
+            KV_STR(f, "evidence", ki->evidence);
+            if (ki->versions)
+                KV_STR(f, "versions", ki->versions);
+        } else {
+            unexp = true;
+            KV_STR(f, "kind", "unexplained");
+        }
+        fputc('}', f);
+    }
+    fputc(']', f);
+    *unexplained += unexp;
+}
+
 int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta, FILE *f)
 {
     char ts[64];
@@ -108,7 +168,7 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0;
+    size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0, unexplained = 0, nwarn = 0;
     fprintf(f, "{\"format\":\"cdcharness-report\",\"version\":1,\"generated\":\"%s\"", ts);
     if (meta && meta->matrix_json)
         fprintf(f, ",\"matrix\":%s", meta->matrix_json);
@@ -135,7 +195,15 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         KV_STR(f, "expected", cdch_verdict_name(c->expected));
         KV_STR(f, "expect_source", c->expect_source);
         fprintf(f, ",\"meets\":%s", c->meets ? "true" : "false");
+        char cls[300];
+        cdch_verdict_classes_str(c->classes, cls, sizeof cls);
+        KV_STR(f, "classes", cls);
+        cause_json(f, r, c, &unexplained);
         KV_STR(f, "summary", c->summary);
+        fputs(",\"warnings\":[", f);
+        lines_json(f, c->warnings, 20);
+        fputc(']', f);
+        nwarn += c->nwarnings > 0;
         fputs(",\"detail\":[", f);
         const char *p = c->detail ? c->detail : "";
         bool first = true;
@@ -188,8 +256,9 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         fputc('}', f);
     }
     rep_firstdiff_free(fd, cdch_run_ncells(r));
-    fprintf(f, "\n],\"totals\":{\"cells\":%zu,\"not_as_expected\":%zu,\"compression_regressions\":%zu",
-            cdch_run_ncells(r), unmet, regressions);
+    fprintf(f, "\n],\"totals\":{\"cells\":%zu,\"not_as_expected\":%zu,\"compression_regressions\":%zu,"
+               "\"unexplained\":%zu,\"with_warnings\":%zu",
+            cdch_run_ncells(r), unmet, regressions, unexplained, nwarn);
     for (int v = 0; v < CDCH_VERDICT_COUNT; v++)
         fprintf(f, ",\"%s\":%zu", cdch_verdict_name((cdch_verdict)v), counts[v]);
     fputs("}}\n", f);

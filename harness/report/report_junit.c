@@ -59,6 +59,20 @@ static void testcase(FILE *f, const cdch_jv *c)
              reg ? " [compression-regression]" : "", expected, or_empty(rep_str(c, "expect_source")),
              or_empty(summary));
     rep_xml_text(f, line);
+    const cdch_jv *cause = cdch_jv_get(c, "cause");
+    for (size_t k = 0; cause && cause->type == CDCH_JV_ARRAY && k < cause->u.arr.n; k++) {
+        const cdch_jv *ki = cause->u.arr.items[k];
+        snprintf(line, sizeof line, "cause %s (%s): %s; evidence: %s\n", or_empty(rep_str(ki, "id")),
+                 or_empty(rep_str(ki, "kind")), or_empty(rep_str(ki, "summary")), or_empty(rep_str(ki, "evidence")));
+        rep_xml_text(f, line);
+    }
+    const cdch_jv *warn = cdch_jv_get(c, "warnings");
+    for (size_t k = 0; warn && warn->type == CDCH_JV_ARRAY && k < warn->u.arr.n; k++)
+        if (warn->u.arr.items[k]->type == CDCH_JV_STRING) {
+            rep_xml_text(f, "warning: ");
+            rep_xml_text(f, warn->u.arr.items[k]->u.str.ptr);
+            rep_xml_text(f, "\n");
+        }
     const char *dir = rep_str(c, "cell_dir");
     if (dir) {
         rep_xml_text(f, "logs: ");

@@ -16,6 +16,73 @@ static void when(const char *gen, char *buf, size_t n)
         snprintf(buf, n, "%s", gen && *gen ? gen : "(no date)");
 }
 
+/* "## Causes": every known issue the cells' expectations cite, with the
+ * cells it explains; `unexplained` ones counted first. */
+static void causes_section(const rep_doc *d, FILE *f)
+{
+    size_t unexplained = 0, nwarn = 0;
+    const char *ids[512];
+    const cdch_jv *first[512];
+    size_t nids = 0;
+    for (size_t i = 0; i < d->ncells; i++) {
+        const cdch_jv *c = d->cells[i];
+        unexplained += rep_cell_unexplained(c);
+        const cdch_jv *w = cdch_jv_get(c, "warnings");
+        nwarn += w && w->type == CDCH_JV_ARRAY && w->u.arr.n > 0;
+    }
+    fprintf(f, "\n## Causes\n\n%zu cell(s) whose recorded expectation is `unexplained`; %zu cell(s) passed with "
+               "warnings (errors the consumer reported while delivering every row).\n",
+            unexplained, nwarn);
+    for (size_t i = 0; i < d->ncells; i++) {
+        const cdch_jv *cause = cdch_jv_get(d->cells[i], "cause");
+        for (size_t k = 0; cause && cause->type == CDCH_JV_ARRAY && k < cause->u.arr.n; k++) {
+            const char *con = rep_str(d->cells[i], "family");
+            const char *id = rep_str(cause->u.arr.items[k], "id");
+            bool seen = false;
+            for (size_t q = 0; q < nids && !seen; q++)
+                seen = strcmp(ids[q], id) == 0 && strcmp(rep_str(first[q], "family"), con) == 0;
+            if (!seen && nids < 512) {
+                ids[nids] = id;
+                first[nids++] = d->cells[i];
+            }
+        }
+    }
+    for (size_t q = 0; q < nids; q++) {
+        const char *fam = rep_str(first[q], "family");
+        const cdch_jv *ki = NULL;
+        const cdch_jv *cause = cdch_jv_get(first[q], "cause");
+        for (size_t k = 0; cause && k < cause->u.arr.n; k++)
+            if (strcmp(rep_str(cause->u.arr.items[k], "id"), ids[q]) == 0)
+                ki = cause->u.arr.items[k];
+        const char *ev = ki ? rep_str(ki, "evidence") : NULL;
+        fprintf(f, "\n### %s `%s` (%s%s)\n\n%s\n\n", fam, ids[q], ki ? rep_str(ki, "kind") : "?",
+                ki && rep_bool(ki, "compression") ? ", about compression" : "",
+                ki && rep_str(ki, "summary") ? rep_str(ki, "summary") : "No cause found yet in the consumer's source or tracker.");
+        if (ev)
+            fprintf(f, "Evidence: %s\n\n", ev);
+        fputs("Cells:", f);
+        size_t shown = 0, total = 0;
+        for (size_t i = 0; i < d->ncells; i++) {
+            const cdch_jv *c = d->cells[i];
+            if (strcmp(rep_str(c, "family"), fam) != 0)
+                continue;
+            const cdch_jv *cs = cdch_jv_get(c, "cause");
+            bool has = false;
+            for (size_t k = 0; cs && cs->type == CDCH_JV_ARRAY && k < cs->u.arr.n && !has; k++)
+                has = strcmp(rep_str(cs->u.arr.items[k], "id"), ids[q]) == 0;
+            if (!has)
+                continue;
+            total++;
+            if (shown++ < 40)
+                fprintf(f, "%s %s %s %s (%s%s)", shown > 1 ? ";" : "", rep_str(c, "consumer"), rep_str(c, "scenario"),
+                        rep_str(c, "mode"), rep_str(c, "verdict"), rep_bool(c, "meets") ? "" : ", not as expected");
+        }
+        if (total > shown)
+            fprintf(f, "; and %zu more", total - shown);
+        fputs("\n", f);
+    }
+}
+
 int rep_render_markdown(const rep_doc *d, FILE *f)
 {
     char ts[64];
@@ -68,6 +135,19 @@ int rep_render_markdown(const rep_doc *d, FILE *f)
             }
         }
         fputs("```\n", f);
+        const cdch_jv *cause = cdch_jv_get(c, "cause");
+        for (size_t k = 0; cause && cause->type == CDCH_JV_ARRAY && k < cause->u.arr.n; k++) {
+            const cdch_jv *ki = cause->u.arr.items[k];
+            const char *ev = rep_str(ki, "evidence");
+            fprintf(f, "\ncause `%s` (%s%s): %s%s%s\n", rep_str(ki, "id"), rep_str(ki, "kind"),
+                    rep_bool(ki, "compression") ? ", compression" : "",
+                    rep_str(ki, "summary") ? rep_str(ki, "summary") : "not found in the consumer's source or tracker",
+                    ev ? " — evidence: " : "", ev ? ev : "");
+        }
+        const cdch_jv *warn = cdch_jv_get(c, "warnings");
+        for (size_t k = 0; warn && warn->type == CDCH_JV_ARRAY && k < warn->u.arr.n; k++)
+            if (warn->u.arr.items[k]->type == CDCH_JV_STRING)
+                fprintf(f, "%swarning: %s\n", k ? "" : "\n", warn->u.arr.items[k]->u.str.ptr);
         const char *tail = rep_str(c, "stderr_tail");
         if (tail && *tail) {
             const char *t = tail;
@@ -84,5 +164,6 @@ int rep_render_markdown(const rep_doc *d, FILE *f)
         if (dir)
             fprintf(f, "\nlogs: `%s`\n", dir);
     }
+    causes_section(d, f);
     return ferror(f) ? -1 : 0;
 }

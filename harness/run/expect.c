@@ -216,6 +216,8 @@ bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
             if (mexp && cdch_verdict_parse(mexp, &v) == 0) {
                 c->expected = v;
                 snprintf(c->expect_source, sizeof c->expect_source, "manifest");
+                const char *cause = cdch_manifest_cause_for(cdch_run_cell_manifest(r, c), mv, c->scenario, c->mode);
+                snprintf(c->expect_cause, sizeof c->expect_cause, "%s", cause ? cause : "");
             } else {
                 c->expected = e->def;
                 snprintf(c->expect_source, sizeof c->expect_source, "default");

@@ -111,6 +111,7 @@ typedef struct cdch_cell {
     /* expectation (filled by the caller, e.g. cmd_run) */
     cdch_verdict expected;
     char expect_source[160];
+    char expect_cause[256];         /* causes recorded with a manifest expectation ("id id"; "" when none) */
     bool meets;
 } cdch_cell;
 
