@@ -116,7 +116,7 @@ faults=(cdcharness-ref
         broken-drop-row broken-double-as-float broken-big-as-double broken-phantom-row broken-extra-column
         broken-missing-column
         warn-then-correct warn-at-end broken-warn-skip broken-announce-once broken-late-announce
-        broken-die-plain broken-value-die
+        broken-die-plain broken-value-die broken-ckpt-die broken-dup-value broken-value-skip
         keyupd-declared broken-keyupd-undeclared broken-keyupd-split broken-keyupd-other-txn
         odd-strings odd-at-names odd-set-bitmap odd-enum-index odd-gtid-upper odd-gtid-set odd-json-keys
         odd-time-padded odd-all)
@@ -165,6 +165,9 @@ want = {
     "broken-late-announce@1":     ("pass", S, True),   # an error line per hole, after the row past it
     "broken-die-plain@1":         (PF, S, True),   # loud on plain streams, silent on compressed ones
     "broken-value-die@1":         (M, M, True),    # worst class wins; parse-failure is new in compressed
+    "broken-ckpt-die@1":          ("bad-checkpoint", "bad-checkpoint", True),  # bad-checkpoint > parse-failure
+    "broken-dup-value@1":         (M, M, False),   # mismatch > duplicate
+    "broken-value-skip@1":        (M, S, True),    # silent-skip > mismatch
     # key-changing UPDATE as delete + insert
     "keyupd-declared@1":          ("pass", "pass", False),
     "broken-keyupd-undeclared@1": (M, M, False),
@@ -241,6 +244,12 @@ for con in ("broken-warn-skip", "broken-announce-once", "broken-late-announce", 
 dp = cell("broken-die-plain", "uncompressed")
 if dp.get("exit_status") != 1 or "cannot parse plain row events" not in dp["summary"]:
     bad.append("die-plain uncompressed: exit %r, summary %s" % (dp.get("exit_status"), dp["summary"]))
+cd = cell("broken-ckpt-die", "compressed")
+if "parse-failure" not in text(cd) or cd.get("exit_status") != 1:
+    bad.append("ckpt-die compressed: the parse-failure is not named: %s" % cd["summary"])
+dv = cell("broken-dup-value", "uncompressed")
+if dv.get("duplicate_total") != 1:
+    bad.append("dup-value: the duplicate is not reported beside the mismatch: %r" % dv.get("duplicates"))
 vd = cell("broken-value-die", "compressed")
 if "parse-failure" not in text(vd) or "CHANGED" not in text(vd):
     bad.append("value-die compressed: the findings name neither the value nor the parse-failure: %s" % vd["summary"])
@@ -266,7 +275,7 @@ for tc in ju.iter("testcase"):
     if tc.get("classname", "").endswith("warn-then-correct@1"):
         if "warning" not in E.tostring(tc, encoding="unicode").lower():
             bad.append("junit.xml: %s does not mention the warnings" % tc.get("name"))
-if r["totals"]["compression_regressions"] != 5:
+if r["totals"]["compression_regressions"] != 7:
     bad.append("totals: %r" % r["totals"])
 if bad:
     print("\n".join(bad)); sys.exit(1)

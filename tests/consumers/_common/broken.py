@@ -61,6 +61,12 @@ is the table's primary key there):
                         transactions silently
   value-and-die         alters the first row's last column, exits 1 at
                         the first compressed transaction
+  ckpt-die              pos 0 on every row, exits 1 at the first compressed
+                        transaction
+  dup-value             the second transaction twice, the first row's last
+                        column altered
+  value-skip            the first row's last column altered, compressed
+                        transactions dropped silently
   keyupd                key-changing UPDATEs as delete + insert, adjacent
   keyupd-split          same, the insert moved to the end of its
                         transaction (another row between)
@@ -463,6 +469,30 @@ def f_value_and_die(rows, txns, args):
         emit(clean(r))
 
 
+def f_ckpt_die(rows, txns, args):
+    for r in rows:
+        if r["compressed"]:
+            sys.stderr.write("ERROR: unknown binlog event type 40 at %s\n" % r["pos"]["file"])
+            sys.exit(1)
+        r["pos"] = {"file": r["pos"]["file"], "pos": 0}
+        emit(clean(r))
+
+
+def f_dup_value(rows, txns, args):
+    r = rows[0]
+    r["after"][list(r["after"])[-1]] = "CHANGED"
+    for i, t in enumerate(txns):
+        emit_all(t)
+        if i == 1:
+            emit_all(t)
+
+
+def f_value_skip(rows, txns, args):
+    r = rows[0]
+    r["after"][list(r["after"])[-1]] = "CHANGED"
+    emit_all(r for r in rows if not r["compressed"])
+
+
 def key_changed(r):
     if r["op"] != "update" or not r["before"] or not r["after"]:
         return False
@@ -593,6 +623,9 @@ FAULTS = {
     "warn-at-end": f_warn_at_end,
     "die-plain-skip": f_die_plain_skip,
     "value-and-die": f_value_and_die,
+    "ckpt-die": f_ckpt_die,
+    "dup-value": f_dup_value,
+    "value-skip": f_value_skip,
     "keyupd": f_keyupd,
     "keyupd-split": f_keyupd_split,
     "keyupd-other-txn": f_keyupd_other_txn,
