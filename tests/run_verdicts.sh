@@ -261,9 +261,20 @@ for con, mode, msg in (("warn-then-correct", "uncompressed", "lost connection to
     w = cell(con, mode).get("warnings")
     if not w or not any(msg in x for x in w):
         bad.append("%s %s: want warnings naming %r: %r" % (con, mode, msg, w))
+warned = {("warn-then-correct@1", "uncompressed"), ("warn-then-correct@1", "compressed"),
+          ("warn-at-end@1", "uncompressed"), ("warn-at-end@1", "compressed"), ("broken-warn-skip@1", "uncompressed")}
 for (con, mode), c in cells.items():
-    if con.startswith("odd-") and c.get("warnings"):
-        bad.append("%s %s: warnings without error lines: %r" % (con, mode, c["warnings"]))
+    if c["verdict"] == "pass" and bool(c.get("warnings")) != ((con, mode) in warned):
+        bad.append("%s %s: warnings %r on a pass (error lines printed: %s)" % (con, mode, c.get("warnings"),
+                                                                              (con, mode) in warned))
+    # every non-pass expectation names its cause: the planted fault, with broken.py as evidence
+    if c["expected"] != "pass":
+        cause = c.get("cause") or []
+        if not cause or not all(x.get("id", "").startswith("planted-") and "broken.py" in (x.get("evidence") or "")
+                                for x in cause):
+            bad.append("%s %s: expected %s without its planted cause: %r" % (con, mode, c["expected"], cause))
+if r["totals"].get("unexplained") != 0:
+    bad.append("totals: unexplained expectations %r" % r["totals"].get("unexplained"))
 md = open(rdir + "/summary.md", encoding="utf-8").read()
 rows = [l for l in md.splitlines() if l.startswith("| warn-then-correct@1 |")]
 if len(rows) < 2 or not all("warning" in l.lower() for l in rows[:2]):
