@@ -647,6 +647,17 @@ START_TEST(no_resume_after_a_harness_cut)
     ck_assert_str_eq(s, "the harness cut the connection at b.000001:2000 (scenario fault) and the consumer did not "
                         "resume: nothing from txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row) on "
                         "(stop: not-resumed)");
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* the same, but the consumer said where it stopped: what it had buffered went down loudly with it */
+    d = diff_of(O1 "\n" O2 "\n{\"kind\":\"error\",\"message\":\"connection lost\"}\n", &obs);
+    oc.cut_pos = 3000;
+    cdch_verdict_judge(d, obs, &oc, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_NO_RESUME);
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_NO_RESUME));
+    ck_assert_msg(strstr(j.summary, "nothing from txn 3 (") && strstr(j.summary, "consumer said: connection lost"), "%s",
+                  j.summary);
+    cdch_judgement_free(&j);
     /* without a cut the same prefix with an exit is a parse failure */
     ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_EXITED, 1), NULL, 0), CDCH_VERDICT_PARSE_FAILURE);
     cdch_diff_free(d);

@@ -112,7 +112,7 @@ void cdch_run_opts_init(cdch_run_opts *o)
     o->timeout_s = 60;
     o->grace_s = 2;
     o->idle_after_stream_s = 10;
-    o->resume_wait_s = 70;
+    o->resume_wait_s = 80;
     o->setup_timeout_s = 1800;
     o->jobs = 1;
     o->watermark = true;
@@ -897,7 +897,9 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                     sent_t = t;
                 }
                 double quiet = io.last_activity > sent_t ? io.last_activity : sent_t;
-                if (t - quiet >= idle_after && got_error(obs)) {
+                /* after a cut the library may report the drop and reconnect on its own schedule: the
+                 * resume wait above decides then */
+                if (t - quiet >= idle_after && got_error(obs) && !cdch_primary_last_cut(prim, NULL, 0, NULL)) {
                     why = CDCH_STOP_IDLE_AFTER_STREAM;
                     break;
                 }

@@ -58,7 +58,8 @@ typedef struct cdch_run_opts {
     double setup_timeout_s;      /* per version setup (default 1800) */
     double resume_wait_s;        /* after a fault of the scenario cut the consumer's connection: how long
                                   * with no dump connection and no output before "did not resume"
-                                  * (default 70: BinaryLogClient's keepalive thread looks every 60 s) */
+                                  * (default 80: BinaryLogClient's keepalive thread looks every 60 s, then pings
+                                  * and reconnects) */
     int jobs;                    /* cells run in parallel (default 1) */
     const char *report_dir;      /* cell logs (NULL: none) */
     const char *bin_path;        /* CDCH_BIN for adapters (NULL: /proc/self/exe) */

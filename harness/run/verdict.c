@@ -241,15 +241,15 @@ static void found(judge_ctx *j, cdch_verdict v, const char *fmt, ...)
 
 /* "txn 5*, 6*" of the tail transactions that were (silent) or were not
  * delivered before the cut. */
-static size_t name_tail(const cdch_diff *d, const cdch_outcome *o, bool delivered, char *buf, size_t bufsz,
-                        const cdch_diff_txn **first)
+static size_t name_tail(const cdch_diff *d, const cdch_outcome *o, int delivered /* 1, 0, or -1: all */, char *buf,
+                        size_t bufsz, const cdch_diff_txn **first)
 {
     size_t n = 0, comp = 0, o2 = 0;
     buf[0] = '\0';
     *first = NULL;
     for (size_t i = 0; i < d->nmissing; i++) {
         const cdch_diff_txn *t = &d->missing[i];
-        if (t->hole || before_cut(t, o) != delivered)
+        if (t->hole || (delivered >= 0 && before_cut(t, o) != (delivered == 1)))
             continue;
         if (!*first)
             *first = t;
@@ -325,14 +325,22 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
     if (d->tail) {
         const cdch_diff_txn *first_cut = NULL, *first_tail = NULL;
         char cutnames[300];
-        if (name_tail(d, o, true, cutnames, sizeof cutnames, &first_cut)) {
+        /* delivered whole before the cut and never emitted: silent, unless the consumer said where it
+         * stopped (an error line there, a failing exit): a consumer that dies loses what it had
+         * buffered, loudly, and resumes from its last checkpoint when restarted */
+        const cdch_diff_txn *t0 = NULL;
+        for (size_t i = 0; i < d->nmissing && !t0; i++)
+            if (!d->missing[i].hole)
+                t0 = &d->missing[i];
+        bool loud_stop = (t0 && t0->reported) || failed_exit;
+        if (!loud_stop && name_tail(d, o, 1, cutnames, sizeof cutnames, &first_cut)) {
             txn_line(first_cut, where, sizeof where);
             found(&j, CDCH_VERDICT_SILENT_SKIP,
                   "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
                   "emitted; first: %s",
                   cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
         }
-        if (name_tail(d, o, false, names, sizeof names, &first_tail)) {
+        if (name_tail(d, o, loud_stop ? -1 : 0, names, sizeof names, &first_tail)) {
             txn_line(first_tail, where, sizeof where);
             const char *msg = first_tail->reported;
             if (o->harness_cut) {
