@@ -346,13 +346,9 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
             if (o->harness_cut) {
                 found(&j, CDCH_VERDICT_NO_RESUME,
                       "the harness cut the connection at %s:%llu (scenario fault) and the consumer did not resume: "
-                      "nothing from %s on (stop: %s%s%s%s)",
+                      "nothing from %s on (stop: %s%s%s%s%.300s)",
                       o->cut_file, (unsigned long long)o->cut_pos, where, cdch_stop_reason_name(o->reason),
-                      exited ? ", adapter " : "", exitmsg, msg ? "; consumer said: " : "");
-                if (msg) {
-                    size_t l = strlen(j.sums[CDCH_VERDICT_NO_RESUME]);
-                    snprintf(j.sums[CDCH_VERDICT_NO_RESUME] + l, sizeof j.sums[0] - l, "%s", msg);
-                }
+                      exited ? ", adapter " : "", exitmsg, msg ? "; consumer said: " : "", msg ? msg : "");
             } else if (msg) {
                 found(&j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: consumer error: %s", where, msg);
             } else if (exited && o->files_source && !failed_exit) {
