@@ -21,6 +21,7 @@ cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir,
     o.user = CDCH_PRIMARY_USER;
     o.password = CDCH_PRIMARY_PASSWORD;
     o.auth = native_auth ? CDCH_AUTH_NATIVE : CDCH_AUTH_CACHING_SHA2;
+    o.faults.hold_cut = true; /* the scenario's faults themselves are filled in by the server */
     cdch_server *srv = cdch_server_new(s, stream_dir, &o, err);
     if (!srv) {
         cdch_err_wrap(err, "fake primary: ");
@@ -48,6 +49,17 @@ uint64_t cdch_primary_events_sent(cdch_primary *p)
     cdch_server_stats st;
     cdch_server_get_stats(p->srv, &st);
     return st.events_sent;
+}
+
+bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
+{
+    return p && cdch_server_cut_held(p->srv, file, filesz, pos);
+}
+
+void cdch_primary_release_cut(cdch_primary *p)
+{
+    if (p)
+        cdch_server_release_cut(p->srv);
 }
 
 uint64_t cdch_primary_active_dumps(cdch_primary *p)
@@ -97,6 +109,17 @@ uint64_t cdch_primary_events_sent(cdch_primary *p)
     (void)p;
     return 0;
 }
+
+bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
+{
+    (void)p;
+    (void)file;
+    (void)filesz;
+    (void)pos;
+    return false;
+}
+
+void cdch_primary_release_cut(cdch_primary *p) { (void)p; }
 
 uint64_t cdch_primary_active_dumps(cdch_primary *p)
 {

@@ -23,8 +23,14 @@
 
 typedef struct cdch_primary cdch_primary;
 
-/* native_auth: the account uses mysql_native_password (else caching_sha2_password). */
+/* native_auth: the account uses mysql_native_password (else caching_sha2_password).
+ * A scenario fault that cuts a dump connection (drop_after_*, truncate_event_at)
+ * is held at its cut until cdch_primary_release_cut: the harness, not the
+ * machine's load, decides what the consumer had a chance to emit before the cut. */
 cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err);
+/* Whether a dump waits at its cut now; file:pos ends the last complete event it sent. */
+bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos);
+void cdch_primary_release_cut(cdch_primary *p);
 uint16_t cdch_primary_port(const cdch_primary *p);
 /* Events sent to clients so far (all dump connections, heartbeats included). */
 uint64_t cdch_primary_events_sent(cdch_primary *p);

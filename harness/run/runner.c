@@ -113,6 +113,7 @@ void cdch_run_opts_init(cdch_run_opts *o)
     o->grace_s = 2;
     o->idle_after_stream_s = 10;
     o->resume_wait_s = 80;
+    o->hold_quiet_s = 10;
     o->setup_timeout_s = 1800;
     o->jobs = 1;
     o->watermark = true;
@@ -703,6 +704,22 @@ static void session_stop_cell(wstate *ws, cellio *io)
         cdch_proc_stop(ws->p, 2000, on_line, io);
 }
 
+/* Expected rows of the transactions that end at or before file:pos (the
+ * binlog file names sort in order). */
+static size_t rows_before(const stream *st, const char *file, uint64_t pos)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->expected->n; i++) {
+        const cdch_txn_loc *loc = cdch_stream_index_txn(&st->idx, st->expected->items[i].txn);
+        if (!loc)
+            continue;
+        int c = strcmp(loc->file, file);
+        if (c < 0 || (c == 0 && loc->end <= pos))
+            n++;
+    }
+    return n;
+}
+
 static void set_error(cdch_cell *cell, const char *msg, double t0)
 {
     cdch_outcome o;
@@ -826,6 +843,10 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     }
     cdch_outcome oc;
     memset(&oc, 0, sizeof oc);
+    double hold_t = 0;     /* when the server began holding a fault's cut (0: not yet) */
+    size_t hold_need = 0;  /* rows of the transactions delivered whole before the cut */
+    bool cut_released = false, cut_after_error = false;
+    size_t cut_rows = 0;
     oc.exit_status = -1;
     oc.files_source = cdch_manifest_files_source(con->m, con->v);
     oc.timeout_s = r->o.timeout_s;
@@ -859,7 +880,30 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                 why = CDCH_STOP_DONE;
                 break;
             }
-            if (prim && cdch_primary_last_cut(prim, NULL, 0, NULL)) {
+            if (prim && !cut_released) {
+                /* a scenario fault is about to cut the connection: the server holds it there until the
+                 * consumer has emitted the rows of every transaction it received whole, said something,
+                 * or stayed quiet for hold_quiet_s; then the cut happens. What the consumer had a chance
+                 * to emit before the cut is decided here, not by the machine's load */
+                char hf[256];
+                uint64_t hp = 0;
+                if (cdch_primary_cut_held(prim, hf, sizeof hf, &hp)) {
+                    if (hold_t == 0) {
+                        hold_t = t;
+                        hold_need = rows_before(st, hf, hp);
+                    }
+                    double since = io.last_activity > hold_t ? io.last_activity : hold_t;
+                    bool emitted = obs->n >= hold_need && t - io.last_activity >= 0.3;
+                    bool spoke = got_error(obs);
+                    if (emitted || spoke || t - since >= r->o.hold_quiet_s) {
+                        cut_after_error = spoke;
+                        cut_rows = obs->n;
+                        cdch_primary_release_cut(prim);
+                        cut_released = true;
+                    }
+                }
+            }
+            if (prim && cut_released && !cut_after_error && cdch_primary_last_cut(prim, NULL, 0, NULL)) {
                 /* a fault of the scenario cut the connection: the consumer is expected to come back
                  * by itself. Once nothing streams and nothing was printed for resume_wait_s, it did not
                  * (BinaryLogClient's keepalive thread looks every 60 s by default) */
@@ -899,7 +943,8 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                 double quiet = io.last_activity > sent_t ? io.last_activity : sent_t;
                 /* after a cut the library may report the drop and reconnect on its own schedule: the
                  * resume wait above decides then */
-                if (t - quiet >= idle_after && got_error(obs) && !cdch_primary_last_cut(prim, NULL, 0, NULL)) {
+                if (t - quiet >= idle_after && got_error(obs) &&
+                    (cut_after_error || !cdch_primary_last_cut(prim, NULL, 0, NULL))) {
                     why = CDCH_STOP_IDLE_AFTER_STREAM;
                     break;
                 }
@@ -954,8 +999,11 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
             cdch_proc_free(p);
         }
     }
-    if (prim)
+    if (prim) {
         oc.harness_cut = cdch_primary_last_cut(prim, oc.cut_file, sizeof oc.cut_file, &oc.cut_pos);
+        oc.cut_after_error = cut_after_error;
+        oc.cut_rows = cut_rows;
+    }
     cdch_primary_stop(prim);
     if (out)
         fclose(out);

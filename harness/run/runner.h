@@ -56,6 +56,8 @@ typedef struct cdch_run_opts {
     double idle_after_stream_s;  /* source: server, idle time after the whole stream was sent (default 10;
                                   * 0 = auto: 3 s + 1 s per 10 MB of stream) */
     double setup_timeout_s;      /* per version setup (default 1800) */
+    double hold_quiet_s;         /* a fault's cut is held until the consumer emitted what it received whole,
+                                  * said something, or was quiet this long (default 10) */
     double resume_wait_s;        /* after a fault of the scenario cut the consumer's connection: how long
                                   * with no dump connection and no output before "did not resume"
                                   * (default 80: BinaryLogClient's keepalive thread looks every 60 s, then pings

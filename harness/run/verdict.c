@@ -325,25 +325,22 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
     if (d->tail) {
         const cdch_diff_txn *first_cut = NULL, *first_tail = NULL;
         char cutnames[300];
-        /* delivered whole before the cut and never emitted: silent, unless the consumer said where it
-         * stopped (an error line there, a failing exit): a consumer that dies loses what it had
-         * buffered, loudly, and resumes from its last checkpoint when restarted */
-        const cdch_diff_txn *t0 = NULL;
-        for (size_t i = 0; i < d->nmissing && !t0; i++)
-            if (!d->missing[i].hole)
-                t0 = &d->missing[i];
-        bool loud_stop = (t0 && t0->reported) || failed_exit;
-        if (!loud_stop && name_tail(d, o, 1, cutnames, sizeof cutnames, &first_cut)) {
+        /* after a cut the harness caused (and held until the consumer had emitted what it received whole,
+         * spoke, or stayed quiet): transactions it received whole and never emitted are silent losses,
+         * whatever it said after the cut; the rest it would have had to come back for. A consumer that
+         * had already failed (an error line before the cut) is judged as if there were no cut. */
+        bool cut = o->harness_cut && !o->cut_after_error;
+        if (cut && name_tail(d, o, 1, cutnames, sizeof cutnames, &first_cut)) {
             txn_line(first_cut, where, sizeof where);
             found(&j, CDCH_VERDICT_SILENT_SKIP,
                   "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
-                  "emitted; first: %s",
+                  "emitted, without a word before the cut; first: %s",
                   cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
         }
-        if (name_tail(d, o, loud_stop ? -1 : 0, names, sizeof names, &first_tail)) {
+        if (name_tail(d, o, cut ? 0 : -1, names, sizeof names, &first_tail)) {
             txn_line(first_tail, where, sizeof where);
             const char *msg = first_tail->reported;
-            if (o->harness_cut) {
+            if (cut) {
                 found(&j, CDCH_VERDICT_NO_RESUME,
                       "the harness cut the connection at %s:%llu (scenario fault) and the consumer did not resume: "
                       "nothing from %s on (stop: %s%s%s%s%.300s)",

@@ -474,6 +474,15 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
     uint32_t end_pos = len >= 17 ? (uint32_t)ev[13] | (uint32_t)ev[14] << 8 | (uint32_t)ev[15] << 16 |
                                        (uint32_t)ev[16] << 24
                                  : 0;
+    if (cut && d->faults && d->faults->hold_cut) {
+        /* the harness decides when: everything before this event is out, the cut waits */
+        if (out_flush(d) != 0)
+            return SEND_FAIL;
+        if (!srv_hold_cut(d->srv, d->c, d->f ? d->f->name : "", end_pos >= len ? end_pos - len : 0)) {
+            d->gone = true;
+            return SEND_STOP;
+        }
+    }
     if (cut) {
         if (send_partial(d, p, len + pre, pre + cut) != 0) {
             d->write_failed = true;
@@ -491,7 +500,11 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
     if (counted)
         d->nbytes += len;
     if (close_after) {
-        out_flush(d);
+        if (out_flush(d) == 0 && d->faults && d->faults->hold_cut &&
+            !srv_hold_cut(d->srv, d->c, d->f ? d->f->name : "", end_pos)) {
+            d->gone = true;
+            return SEND_STOP;
+        }
         srv_note_cut(d->srv, d->f ? d->f->name : "", end_pos);
         d->gone = true;
         return SEND_STOP;

@@ -59,6 +59,55 @@ void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos)
     pthread_mutex_unlock(&srv->mu);
 }
 
+bool srv_hold_cut(struct cdch_server *srv, srv_conn *c, const char *file, uint64_t pos)
+{
+    pthread_mutex_lock(&srv->mu);
+    snprintf(srv->held_file, sizeof srv->held_file, "%s", file ? file : "");
+    srv->held_pos = pos;
+    srv->cut_holding = true;
+    pthread_mutex_unlock(&srv->mu);
+    bool ok = true;
+    for (;;) {
+        pthread_mutex_lock(&srv->mu);
+        bool released = srv->cut_released;
+        pthread_mutex_unlock(&srv->mu);
+        if (released)
+            break;
+        int w = conn_wait(c, 20);
+        if (w == 1) { /* the peer went (or the server stops) before the harness cut */
+            ok = false;
+            break;
+        }
+        if (w == 2) {
+            struct timespec ts = {0, 20 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    pthread_mutex_lock(&srv->mu);
+    srv->cut_holding = false;
+    pthread_mutex_unlock(&srv->mu);
+    return ok;
+}
+
+bool cdch_server_cut_held(cdch_server *srv, char *file, size_t filesz, uint64_t *pos)
+{
+    pthread_mutex_lock(&srv->mu);
+    bool h = srv->cut_holding && !srv->cut_released;
+    if (h && filesz)
+        snprintf(file, filesz, "%s", srv->held_file);
+    if (h && pos)
+        *pos = srv->held_pos;
+    pthread_mutex_unlock(&srv->mu);
+    return h;
+}
+
+void cdch_server_release_cut(cdch_server *srv)
+{
+    pthread_mutex_lock(&srv->mu);
+    srv->cut_released = true;
+    pthread_mutex_unlock(&srv->mu);
+}
+
 bool cdch_server_last_cut(cdch_server *srv, char *file, size_t filesz, uint64_t *pos)
 {
     pthread_mutex_lock(&srv->mu);

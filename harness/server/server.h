@@ -35,6 +35,9 @@ typedef struct cdch_server_faults {
     uint64_t unknown_event_at;    /* send an event of unknown type 199 before the Nth event */
     uint64_t stall_at;            /* stop sending (keep the connection open) before the Nth event */
     bool once;                    /* apply only to the first dump connection */
+    bool hold_cut;                /* drop_after_* / truncate_event_at: send every complete event before the cut,
+                                   * then hold the connection until cdch_server_release_cut (the caller decides
+                                   * when the consumer has had its chance to act on what it received) */
 } cdch_server_faults;
 
 typedef struct cdch_server_opts {
@@ -83,5 +86,10 @@ void cdch_server_get_stats(cdch_server *srv, cdch_server_stats *out);
  * event sent before it (an event cut short does not count). False when no
  * fault has cut a connection. file gets at most filesz - 1 bytes. */
 bool cdch_server_last_cut(cdch_server *srv, char *file, size_t filesz, uint64_t *pos);
+
+/* faults.hold_cut: whether a dump is held at its cut now (file:pos ends the
+ * last complete event it sent), and the release that lets it cut. */
+bool cdch_server_cut_held(cdch_server *srv, char *file, size_t filesz, uint64_t *pos);
+void cdch_server_release_cut(cdch_server *srv);
 
 #endif

@@ -132,6 +132,10 @@ struct cdch_server {
     int64_t start_time;        /* epoch seconds (Uptime) */
     char cut_file[512];        /* cdch_server_last_cut ("" = none) */
     uint64_t cut_pos;
+    bool cut_holding;          /* a dump waits at its cut (faults.hold_cut) */
+    bool cut_released;         /* cdch_server_release_cut was called */
+    char held_file[512];
+    uint64_t held_pos;
 };
 
 /* ---- server.c ---- */
@@ -144,6 +148,9 @@ typedef enum srv_stat {
 void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n);
 /* dump.c: a fault closed a dump connection; file:pos ends the last complete event sent. */
 void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos);
+/* dump.c (faults.hold_cut): hold at file:pos until released; false when the
+ * server stops or the peer goes first. */
+bool srv_hold_cut(struct cdch_server *srv, srv_conn *c, const char *file, uint64_t pos);
 /* KILL: shut down connection `id`'s socket (its thread then ends). 0, or -1 if no such connection. */
 int srv_kill(struct cdch_server *srv, uint32_t id);
 
