@@ -27,6 +27,11 @@
  *     startup_timeout,
  *   - or (a scenario fault cut its connection) no dump connection streamed
  *     and it printed nothing for resume_wait_s (verdict no-resume),
+ * A scenario fault's cut is held by the fake primary (primary.h) after the
+ * last complete event before it, and released when the consumer has emitted
+ * the rows of every transaction it received whole, printed an error, or
+ * was quiet for hold_quiet_s: what it had the chance to emit before the cut
+ * does not depend on the machine's load.
  *   - or timeout_s passed,
  * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
  * compression-regression flag: a compressed or flip cell worse than the same
