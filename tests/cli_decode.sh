@@ -372,5 +372,40 @@ run decode
 run decode --bogus "$comp"
 [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && pass || fail "decode --bogus: exit $rc, expected 2"
 
+# ---------------------------------------------------------------- --canonical --start
+# A replica that asks for the end of the 4th data transaction gets exactly the changes after it,
+# compressed and uncompressed (the reference adapter's path for scenario `start:`).
+scen=$(cd "$(dirname "$0")/.." && pwd)/scenarios/start-by-gtid-set.yaml
+if "$bin" gen "$scen" --out "$tmp/start" >/dev/null 2>&1; then
+    for mode in uncompressed compressed; do
+        d=$tmp/start/$mode
+        at=$(python3 -c '
+import json, sys
+seen = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["txn"] not in seen:
+        seen.append(e["txn"])
+        if len(seen) == 4:
+            print("%s:%d %d" % (e["pos"]["file"], e["pos"]["pos"], e["txn"]))
+            break' "$d/expected.jsonl")
+        start=${at% *} txn=${at#* }
+        run decode --canonical --scenario "$scen" --start "$start" "$d/binlog.000001"
+        python3 -c '
+import json, sys
+want = [l for l in open(sys.argv[1]) if json.loads(l)["txn"] > int(sys.argv[3])]
+got = open(sys.argv[2]).readlines()
+sys.exit(0 if got == want and len(want) == 7 else 1)' "$d/expected.jsonl" "$tmp/out" "$txn"
+        same=$?
+        [ $rc -eq 0 ] && [ $same -eq 0 ] && pass || fail "decode --canonical --start $start ($mode): exit $rc or not exactly the changes after txn $txn"
+    done
+else
+    fail "gen $scen failed"
+fi
+run decode --canonical --start nocolon "$comp"
+[ $rc -eq 2 ] && grep -q 'FILE:POS' "$tmp/err" && pass || fail "decode --start without FILE:POS: exit $rc, expected 2"
+run decode --start binlog.000001:4 "$comp"
+[ $rc -eq 2 ] && grep -q -- '--start needs --canonical' "$tmp/err" && pass || fail "decode --start without --canonical: exit $rc"
+
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -227,6 +227,19 @@ START_TEST(test_defaults)
 }
 END_TEST
 
+START_TEST(test_start_key)
+{
+    cdch_scenario *s = load("description: d\nstart: {skip_txns: 3}\n");
+    ck_assert_uint_eq(s->start_skip_txns, 3);
+    cdch_scenario_free(s);
+    s = load("description: d\n");
+    ck_assert_uint_eq(s->start_skip_txns, 0);
+    cdch_scenario_free(s);
+    expect_err("description: d\nstart: {skip_txns: 0}\n", 2, 20, "start.skip_txns");
+    expect_err("description: d\nstart: {skip: 2}\n", 2, 9, "skip");
+}
+END_TEST
+
 START_TEST(test_example_schema)
 {
     cdch_scenario *s = load(k_example);
@@ -1262,6 +1275,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("load");
     tcase_add_test(tc, test_example_settings);
     tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_start_key);
     tcase_add_test(tc, test_faults);
     tcase_add_test(tc, test_example_schema);
     tcase_add_test(tc, test_example_rows);

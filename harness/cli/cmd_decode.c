@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -20,7 +21,7 @@
 static void decode_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cdcharness decode [--json | --canonical [--scenario S]] [--no-verify] [--hexdump] FILE...\n"
+            "usage: cdcharness decode [--json | --canonical [--scenario S] [--start FILE:POS]] [--no-verify] [--hexdump] FILE...\n"
             "\n"
             "Decode every event of each binlog FILE ('-' = standard input), including the\n"
             "events inside TRANSACTION_PAYLOAD (compressed) events, and print them.\n"
@@ -33,6 +34,9 @@ static void decode_usage(FILE *f)
             "               harness/stream/canon.h); give a stream's files in order\n"
             "  --scenario S take column names, ENUM/SET labels from scenario S when the\n"
             "               TABLE_MAPs carry no FULL metadata (with --canonical)\n"
+            "  --start FILE:POS  with --canonical: start as a replica that asked for\n"
+            "               FILE:POS would: the changes of transactions that end at or\n"
+            "               before it (or in earlier files) are decoded but not printed\n"
             "  --no-verify  do not verify CRC32 checksums\n"
             "  --hexdump    text: mysqlbinlog -H style hex dump of each event;\n"
             "               JSON: add \"raw_hex\" with the event's bytes\n"
@@ -51,6 +55,8 @@ static void decode_usage(FILE *f)
 
 typedef struct decode_opts {
     bool json;
+    const char *start_file; /* --start: NULL when not given */
+    uint64_t start_pos;
     cdch_canon *canon; /* --canonical: the reference consumer, kept across files */
     bool verify;
     bool hexdump;
@@ -113,11 +119,18 @@ static int decode_file(const char *path, const decode_opts *o, cdch_printer *pr,
         }
         if (o->canon) {
             const char *base = strrchr(name, '/');
-            if (cdch_canon_event(o->canon, base ? base + 1 : name, &ev, out, &err) != 0) {
+            base = base ? base + 1 : name;
+            size_t mark = out->len;
+            if (cdch_canon_event(o->canon, base, &ev, out, &err) != 0) {
                 out_ok = flush_out(out) && out_ok;
                 fprintf(stderr, "%s: offset %" PRIu64 ": %s\n", name, raw.offset, err.msg);
                 status = CDCH_EXIT_BAD_INPUT;
                 break;
+            }
+            if (o->start_file) { /* before the start: decoded (state kept), not printed */
+                int c = strcmp(base, o->start_file);
+                if (c < 0 || (c == 0 && raw.offset + raw.len <= o->start_pos))
+                    out->len = mark;
             }
         } else {
             cdch_printer_event(pr, &ev, raw.offset, out);
@@ -159,7 +172,8 @@ static int decode_file(const char *path, const decode_opts *o, cdch_printer *pr,
 
 int cmd_decode(int argc, char **argv)
 {
-    decode_opts o = {false, NULL, true, false};
+    decode_opts o = {false, NULL, 0, NULL, true, false};
+    char *start_buf = NULL;
     bool canonical = false;
     const char *scenario_path = NULL;
     /* Options and files may be mixed; "--" ends options, "-" is stdin. The
@@ -178,6 +192,22 @@ int cmd_decode(int argc, char **argv)
             canonical = true;
         } else if (strcmp(a, "--scenario") == 0 && i + 1 < argc) {
             scenario_path = argv[++i];
+        } else if (strcmp(a, "--start") == 0 && i + 1 < argc) {
+            free(start_buf);
+            start_buf = strdup(argv[++i]);
+            char *colon = start_buf ? strrchr(start_buf, ':') : NULL;
+            char *end = NULL;
+            unsigned long long pos = colon ? strtoull(colon + 1, &end, 10) : 0;
+            if (!colon || colon == start_buf || !end || *end || end == colon + 1) {
+                fprintf(stderr, "cdcharness decode: --start wants FILE:POS (e.g. binlog.000001:1234), not '%s'\n\n",
+                        argv[i]);
+                free(start_buf);
+                decode_usage(stderr);
+                return CDCH_EXIT_USAGE;
+            }
+            *colon = '\0';
+            o.start_file = start_buf;
+            o.start_pos = pos;
         } else if (strcmp(a, "--no-verify") == 0) {
             o.verify = false;
         } else if (strcmp(a, "--hexdump") == 0 || strcmp(a, "-H") == 0) {
@@ -193,13 +223,16 @@ int cmd_decode(int argc, char **argv)
     }
     if (nfiles == 0) {
         fprintf(stderr, "cdcharness decode: no input file given\n\n");
+        free(start_buf);
         decode_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
 
-    if ((canonical && o.json) || (scenario_path && !canonical)) {
+    if ((canonical && o.json) || ((scenario_path || o.start_file) && !canonical)) {
         fprintf(stderr, "cdcharness decode: %s\n\n",
-                o.json ? "--json and --canonical exclude each other" : "--scenario needs --canonical");
+                o.json ? "--json and --canonical exclude each other"
+                       : scenario_path ? "--scenario needs --canonical" : "--start needs --canonical");
+        free(start_buf);
         decode_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
@@ -208,6 +241,7 @@ int cmd_decode(int argc, char **argv)
         cdch_err err;
         if (!(schema = cdch_scenario_load(scenario_path, &err))) {
             fprintf(stderr, "%s\n", err.msg);
+            free(start_buf);
             return CDCH_EXIT_BAD_INPUT;
         }
     }
@@ -226,5 +260,6 @@ int cmd_decode(int argc, char **argv)
     cdch_buf_free(&out);
     cdch_canon_free(o.canon);
     cdch_scenario_free(schema);
+    free(start_buf);
     return status;
 }

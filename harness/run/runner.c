@@ -8,10 +8,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "events.h"
+#include "gtid.h"
 #include "primary.h"
 #include "proc.h"
 #include "setup.h"
@@ -80,6 +82,9 @@ typedef struct stream {
     cdch_stream_stats stats;
     char *expected_path; /* cdch_run_cell_expected_path's answer, made on demand */
     char *files;     /* absolute paths, space-separated */
+    char *start_file;  /* scenario start: where consumers start (NULL: the first file, position 4) */
+    uint64_t start_pos;
+    char *gtid_set;    /* scenario start with gtid_mode on: the GTID set executed before it */
 } stream;
 
 struct cdch_run {
@@ -163,6 +168,8 @@ void cdch_run_free(cdch_run *r)
         free(st->dir);
         free(st->error);
         free(st->files);
+        free(st->start_file);
+        free(st->gtid_set);
         free(st->expected_path);
         cdch_changes_free(st->expected);
         cdch_stream_index_free(&st->idx);
@@ -418,6 +425,53 @@ void cdch_run_plan(cdch_run *r, size_t *total)
 /* Replace each scenario that runs by its watermarked copy (watermark.h). A
  * scenario that cannot take one (no tables, no CREATE TABLE in its stream,
  * a table of that name) runs as it is, and its cells stop on idleness. */
+/* start: {skip_txns: N}: consumers start right after the N-th transaction
+ * that changes rows (by file:position, and by GTID set when the stream has
+ * GTIDs); the changes up to there are dropped from what they must emit. */
+static int set_start(stream *st, const cdch_scenario *s)
+{
+    uint64_t n = 0, last = 0, t_end = 0;
+    const char *gtid_at = NULL;
+    for (size_t i = 0; i < st->expected->n && n <= s->start_skip_txns; i++) {
+        const cdch_change *e = &st->expected->items[i];
+        if (e->txn == last)
+            continue;
+        last = e->txn;
+        if (++n == s->start_skip_txns) {
+            t_end = e->txn;
+            gtid_at = e->gtid;
+        }
+    }
+    const cdch_txn_loc *loc = t_end ? cdch_stream_index_txn(&st->idx, t_end) : NULL;
+    if (!loc) {
+        st->error = xprintf("%s: start.skip_txns is %llu but the %s stream has %llu transaction(s) with row changes",
+                            s->name, (unsigned long long)s->start_skip_txns, st->mode, (unsigned long long)n);
+        return -1;
+    }
+    st->start_file = xstrdup(loc->file);
+    st->start_pos = loc->end;
+    if (s->server.gtid_mode) {
+        char uuid[37];
+        cdch_uuid_format(s->server.uuid, uuid);
+        uint64_t gno = s->server.first_gno + t_end - 1; /* GNOs are given in stream order */
+        char want[64];
+        snprintf(want, sizeof want, "%s:%llu", uuid, (unsigned long long)gno);
+        if (!gtid_at || strcasecmp(gtid_at, want) != 0) {
+            st->error = xprintf("%s: start.skip_txns: transaction %llu has GTID %s, not %s; a start by GTID set needs "
+                                "GNOs in stream order",
+                                s->name, (unsigned long long)t_end, gtid_at ? gtid_at : "(none)", want);
+            return -1;
+        }
+        st->gtid_set = xprintf("%s:1-%llu", uuid, (unsigned long long)gno);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < st->expected->n; i++)
+        if (st->expected->items[i].txn > t_end)
+            st->expected->items[k++] = st->expected->items[i];
+    st->expected->n = k;
+    return 0;
+}
+
 static void watermark_scenarios(cdch_run *r)
 {
     for (size_t i = 0; i < r->nscens; i++) {
@@ -485,6 +539,8 @@ static void gen_streams(cdch_run *r)
             st->error = xprintf("indexing the %s stream of %s: %s", st->mode, s->name, err.msg);
             continue;
         }
+        if (s->start_skip_txns && set_start(st, s) != 0)
+            continue;
         cdch_buf b = CDCH_BUF_INIT;
         for (size_t f = 0; f < st->idx.nfiles; f++)
             cdch_buf_printf(&b, "%s%s", f ? " " : "", st->idx.paths[f]);
@@ -810,8 +866,10 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
         env[ne++] = xprintf("CDCH_BINLOG_FILES=%s", st->files);
     }
     env[ne++] = xprintf("CDCH_SERVER_ID=%zu", 1000 + ci);
-    env[ne++] = xprintf("CDCH_START_FILE=%s", st->idx.nfiles ? st->idx.files[0] : "");
-    env[ne++] = xprintf("CDCH_START_POS=4");
+    env[ne++] = xprintf("CDCH_START_FILE=%s", st->start_file ? st->start_file : st->idx.nfiles ? st->idx.files[0] : "");
+    env[ne++] = xprintf("CDCH_START_POS=%llu", (unsigned long long)(st->start_file ? st->start_pos : 4));
+    if (st->gtid_set)
+        env[ne++] = xprintf("CDCH_GTID_SET=%s", st->gtid_set);
     env[ne++] = xprintf("CDCH_DATABASES=%s", sc->databases);
     env[ne++] = xprintf("CDCH_STATE_DIR=%s", state);
     env[ne++] = xprintf("CDCH_CACHE=%s", con->cache);

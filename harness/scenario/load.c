@@ -792,10 +792,24 @@ static int load_faults(sc_ctx *c, yaml_node_t *n)
     return 0;
 }
 
+/* start: {skip_txns: N} */
+static int load_start(sc_ctx *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"skip_txns", NULL};
+    if (!n)
+        return 0;
+    if (sc_check_map(c, n, "start", keys) < 0)
+        return -1;
+    yaml_node_t *v = sc_get(c, n, "skip_txns");
+    if (v && sc_u64(c, v, "start.skip_txns", 1, UINT64_MAX, &c->s->start_skip_txns) < 0)
+        return -1;
+    return 0;
+}
+
 static int load_root(sc_ctx *c, yaml_node_t *root)
 {
-    static const char *const keys[] = {"name",      "description", "server",       "binlog", "faults",
-                                       "databases", "tables",      "transactions", NULL};
+    static const char *const keys[] = {"name",   "description", "server", "binlog",       "faults",
+                                       "start",  "databases",   "tables", "transactions", NULL};
     if (sc_check_map(c, root, "the scenario", keys) < 0)
         return -1;
     cdch_scenario *s = c->s;
@@ -806,7 +820,7 @@ static int load_root(sc_ctx *c, yaml_node_t *root)
         return -1;
     c->version = 80036;
     if (load_server(c, sc_get(c, root, "server")) < 0 || load_binlog(c, sc_get(c, root, "binlog")) < 0 ||
-        load_faults(c, sc_get(c, root, "faults")) < 0)
+        load_faults(c, sc_get(c, root, "faults")) < 0 || load_start(c, sc_get(c, root, "start")) < 0)
         return -1;
     yaml_node_t *dbs = sc_get(c, root, "databases"), *tables = sc_get(c, root, "tables");
     size_t cap = 1;

@@ -222,6 +222,8 @@ typedef struct cdch_scenario {
     cdch_sc_server server;
     cdch_sc_binlog binlog;
     cdch_sc_faults faults;
+    uint64_t start_skip_txns;  /* start: {skip_txns: N}: consumers start right after the N-th transaction that
+                                * changes rows, by GTID set and by file:position (0: at the start) */
     size_t ndbs;
     cdch_sc_database *dbs;
     size_t ntables;
