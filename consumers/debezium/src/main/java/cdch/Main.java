@@ -7,6 +7,8 @@ package cdch;
 //
 // Configuration (what a user runs; see manifest.yaml for the reasons):
 //   snapshot.mode=never (no_data + snapshot.locking.mode=none from 3.6 on, where never is gone),
+//   or, given a start point (CDCH_GTID_SET, CDCH_START_FILE/POS), seeded offsets and the version's
+//   recovery snapshot mode (schema_only_recovery / recovery), as a user resuming from stored offsets,
 //   FileOffsetBackingStore + offset.flush.interval.ms=0 (every batch's offsets are flushed before
 //   the next poll, so a restart resumes from the last emitted event), file schema history in the
 //   state dir (a restart needs the history the offsets refer to), decimal.handling.mode=string,
@@ -317,13 +319,30 @@ public final class Main {
             }
             int[] ver = parseVersion(env("CDCH_VERSION", "3.6.1.Final"));
             boolean ready = false;
-            if (!hasNever(ver)) {
+            // The start point (consumers/README.md "Environment of a run"): CDCH_GTID_SET and/or a
+            // CDCH_START_FILE/CDCH_START_POS past the first file's position 4 mean "resume here".
+            // A Debezium user resuming from stored offsets has the connector's offsets (file, pos
+            // and, with GTIDs, gtids: SourceInfo/MySqlOffsetContext/BinlogOffsetContext keys) and
+            // takes the schema with the recovery snapshot mode (SHOW CREATE TABLE from the server,
+            // then streaming from the stored offset): see props().
+            String gtids = env("CDCH_GTID_SET", "");
+            String startFile = env("CDCH_START_FILE", "");
+            long startPos = 4;
+            try {
+                startPos = Long.parseLong(env("CDCH_START_POS", "4"));
+            } catch (NumberFormatException ex) {
+                log("unreadable CDCH_START_POS, using 4");
+            }
+            startPoint = !gtids.isEmpty() || startPos != 4;
+            if (startPoint) {
+                seeded = seedOffsets(state + "/offsets.dat", prefix, startFile, startPos, gtids.isEmpty() ? null : gtids, ver[0] < 2);
+            } else if (!hasNever(ver)) {
                 // file "" position 4 = "the server's first binlog", the offset "never" starts
                 // from (MySqlOffsetContext.initial()); CDCH_START_FILE is that file. A file name
                 // here without GTIDs would make 3.6.1 (binlog client 0.41.0) send a GTID dump
                 // with a null set (NPE in DumpBinaryLogGtidCommand): BinaryLogClient only
                 // builds the empty set when the file name is "".
-                seeded = seedOffsets(state + "/offsets.dat", prefix, "", 4);
+                seeded = seedOffsets(state + "/offsets.dat", prefix, "", 4, null, false);
             }
             Properties p = props(ver, state);
             final Object[] result = new Object[3];
@@ -369,6 +388,7 @@ public final class Main {
         }
 
         boolean seeded;
+        boolean startPoint;
 
         Properties props(int[] ver, String state) {
             Properties p = new Properties();
@@ -398,8 +418,18 @@ public final class Main {
             }
             // no database/table include lists: the connector's default filters (every database
             // but MySQL's system schemas), as a user who did not narrow it runs it
-            // "never" exists up to 3.5.x (removed in 3.6): no snapshot, stream from the first binlog
-            if (hasNever(ver)) {
+            if (startPoint) {
+                // resuming from stored offsets without a schema history: the recovery snapshot
+                // mode of this version ("schema_only_recovery" in 1.x, "recovery" from 2.x on:
+                // schema from SHOW CREATE TABLE, then the binlog from the stored offset; legacy
+                // MySqlConnectorTask:86-100 at v1.4.0.Final, MySqlConnectorTask
+                // validateAndLoadDatabaseHistory at v1.9.8.Final); "never" would need the CREATE
+                // TABLE events, which are before the start point. No table locks: the schema is
+                // read as it is.
+                p.setProperty("snapshot.mode", ver[0] < 2 ? "schema_only_recovery" : "recovery");
+                p.setProperty("snapshot.locking.mode", "none");
+            } else if (hasNever(ver)) {
+                // "never" exists up to 3.5.x (removed in 3.6): no snapshot, stream from the first binlog
                 p.setProperty("snapshot.mode", "never");
             } else {
                 // no_data alone would start at SHOW BINARY LOG STATUS (the end of the served
@@ -461,9 +491,16 @@ public final class Main {
     }
 
     // Writes FileOffsetBackingStore's file (a serialized HashMap<byte[], byte[]> of the engine's
-    // JSON key/value, as its internal JsonConverter without schemas writes them) holding the start
-    // position, unless the file exists. Returns whether it wrote it.
-    static boolean seedOffsets(String path, String prefix, String file, long pos) throws java.io.IOException {
+    // JSON key/value, as its internal JsonConverters write them) holding the start
+    // position (offset keys "file", "pos", "gtids": SourceInfo at v1.2.5/v1.4.0, SourceInfo +
+    // MySqlOffsetContext.GTID_SET_KEY at v1.9.8, BinlogSourceInfo + BinlogOffsetContext.GTID_SET_KEY
+    // from v2.7), unless the file exists. Returns whether it wrote it.
+    // The 1.x EmbeddedEngine configures its internal key converter (JsonConverter) without
+    // schemas.enable=false (EmbeddedEngine.java:583-584 at v1.9.8.Final, :582-583 at v1.2.5/v1.4.0;
+    // only the value converter gets it, :586-590): its keys are written in the schema envelope,
+    // {"schema":null,"payload":[name,{"server":...}]} (keyEnvelope). 2.x+ configure both without
+    // schemas (EmbeddedEngine.java:351-355 at v2.7.4.Final).
+    static boolean seedOffsets(String path, String prefix, String file, long pos, String gtids, boolean keyEnvelope) throws java.io.IOException {
         java.io.File f = new java.io.File(path);
         if (f.exists()) {
             return false;
@@ -473,15 +510,25 @@ public final class Main {
         ArrayNode key = NF.arrayNode();
         key.add(prefix);
         key.add(part);
+        JsonNode keyNode = key;
+        if (keyEnvelope) {
+            ObjectNode env = NF.objectNode();
+            env.putNull("schema");
+            env.set("payload", key);
+            keyNode = env;
+        }
         ObjectNode val = NF.objectNode();
         val.put("file", file);
         val.put("pos", pos);
+        if (gtids != null) {
+            val.put("gtids", gtids);
+        }
         HashMap<byte[], byte[]> raw = new HashMap<>();
-        raw.put(key.toString().getBytes(StandardCharsets.UTF_8), val.toString().getBytes(StandardCharsets.UTF_8));
+        raw.put(keyNode.toString().getBytes(StandardCharsets.UTF_8), val.toString().getBytes(StandardCharsets.UTF_8));
         try (java.io.ObjectOutputStream os = new java.io.ObjectOutputStream(new java.io.FileOutputStream(f))) {
             os.writeObject(raw);
         }
-        log("seeded " + path + ": " + key + " -> " + val);
+        log("seeded " + path + ": " + keyNode + " -> " + val);
         return true;
     }
 
