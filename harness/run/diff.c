@@ -1454,7 +1454,8 @@ static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch
             memcpy(M->items, O->items, O->n * sizeof *M->items);
             M->n = O->n;
             M->ctl = xcalloc(O->nctl ? O->nctl : 1, sizeof *M->ctl);
-            memcpy(M->ctl, O->ctl, O->nctl * sizeof *M->ctl);
+            if (O->nctl)
+                memcpy(M->ctl, O->ctl, O->nctl * sizeof *M->ctl);
             M->nctl = O->nctl;
             M->invalid = O->invalid;
         }
