@@ -563,9 +563,21 @@ START_TEST(errors_are_warnings_on_a_complete_stream)
     ck_assert_int_eq(judge(d, obs, ex, s, sizeof s), CDCH_VERDICT_PASS);
     cdch_diff_free(d);
     cdch_changes_free(obs);
-    /* one warning at the start, then the compressed transactions dropped: silent */
-    d = diff_of("{\"kind\":\"error\",\"message\":\"binlog checksum query failed\"}\n" O1 "\n" O2 "\n" O5 "\n", &obs);
+    /* one warning at the start, then two separate gaps: one error line announces one gap, the other is silent */
+    d = diff_of("{\"kind\":\"error\",\"message\":\"binlog checksum query failed\"}\n" O1 "\n" O3 "\n" O5 "\n", &obs);
+    ck_assert_uint_eq(d->holes, 2);
+    ck_assert_str_eq(d->missing[0].reported, "binlog checksum query failed");
+    ck_assert_ptr_null(d->missing[1].reported);
     ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_SILENT_SKIP);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* error lines that overtake the rows (a logger faster than the records): each still announces one gap */
+    d = diff_of("{\"kind\":\"error\",\"message\":\"payload 1\"}\n{\"kind\":\"error\",\"message\":\"payload 2\"}\n" O1
+                "\n" O3 "\n" O5 "\n",
+                &obs);
+    ck_assert_str_eq(d->missing[0].reported, "payload 1");
+    ck_assert_str_eq(d->missing[1].reported, "payload 2");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
     cdch_diff_free(d);
     cdch_changes_free(obs);
     /* an error before the first hole only: the second hole (after a row) is silent */

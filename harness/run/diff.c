@@ -1332,6 +1332,7 @@ static void find_missing(ctx *c)
     }
     size_t before_max = NONE; /* max observed index of txns < t */
     size_t last_tmin = NONE;  /* first observed index of the latest txn < t with a matched row */
+    size_t *hole_hi = NULL;   /* per missing entry: the first observed row after it (holes), else NONE */
     for (size_t t = 0; t < nt; t++) {
         if (!tmiss[t]) {
             d->complete_txns++;
@@ -1352,22 +1353,24 @@ static void find_missing(ctx *c)
                 }
             }
             x.hole = later != NONE || inner;
-            /* the consumer's error counts for this transaction when it came after the rows before it (a hole)
-             * or, where the consumer stopped (the tail), from the last transaction it emitted on: an error
-             * line and the rows of the transaction being emitted can interleave */
-            size_t lo = before_max == NONE ? 0 : before_max + 1;
-            if (!x.hole)
-                lo = last_tmin == NONE ? 0 : last_tmin;
+            /* where the consumer stopped (the tail), its error counts from the last transaction it emitted on
+             * (an error line and the rows of the transaction being emitted can interleave); holes are
+             * matched with error lines below */
             size_t hi = NONE;
-            if (x.hole)
+            if (x.hole) {
                 hi = later != NONE && (inner_at == NONE || later < inner_at) ? later : inner_at;
-            for (size_t k = 0; k < c->O->nctl; k++) {
-                const cdch_ctl *ctl = &c->O->ctl[k];
-                if (ctl->kind == CDCH_CTL_ERROR && ctl->at >= lo && (hi == NONE || ctl->at <= hi)) {
-                    x.reported = adup(d, ctl->message, strlen(ctl->message));
-                    break;
+            } else {
+                size_t lo = last_tmin == NONE ? 0 : last_tmin;
+                for (size_t k = 0; k < c->O->nctl; k++) {
+                    const cdch_ctl *ctl = &c->O->ctl[k];
+                    if (ctl->kind == CDCH_CTL_ERROR && ctl->at >= lo) {
+                        x.reported = adup(d, ctl->message, strlen(ctl->message));
+                        break;
+                    }
                 }
             }
+            hole_hi = xrealloc(hole_hi, (d->nmissing + 1) * sizeof *hole_hi);
+            hole_hi[d->nmissing] = hi;
             if (x.hole)
                 d->holes++;
             else
@@ -1381,6 +1384,31 @@ static void find_missing(ctx *c)
         if (tmin[t] != NONE)
             last_tmin = tmin[t];
     }
+    /* Holes and error lines: a run of consecutive missing transactions (nothing arrived between them) is
+     * announced when the consumer printed an error line before the first row that followed it. Each error
+     * line announces one run, in order: one warning at start-up does not excuse every later gap, and a
+     * consumer whose log lines overtake its rows (Debezium: the logger and the engine's records are
+     * separate paths) still gets each of its errors counted. */
+    size_t e = 0;
+    for (size_t i = 0; i < d->nmissing;) {
+        if (!d->missing[i].hole) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < d->nmissing && d->missing[j].hole && hole_hi[j] == hole_hi[i])
+            j++;
+        while (e < c->O->nctl && c->O->ctl[e].kind != CDCH_CTL_ERROR)
+            e++;
+        if (e < c->O->nctl && c->O->ctl[e].at <= hole_hi[i]) {
+            const char *msg = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
+            for (size_t k = i; k < j; k++)
+                d->missing[k].reported = msg;
+            e++;
+        }
+        i = j;
+    }
+    free(hole_hi);
     free(first);
     free(tmin);
     free(tmax);

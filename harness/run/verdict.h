@@ -7,8 +7,9 @@
  * A cell can show several finding classes; its verdict is the worst of them
  * by this severity order (worst first; design.md section 6):
  *   silent-skip    expected transactions are missing and the consumer did not say
- *                  so: a hole (a later transaction arrived) with no error line
- *                  between the rows around it; a files consumer that exited 0
+ *                  so: a hole (a later transaction arrived) that no error line
+ *                  announced (diff.h: one error line before the first row after a
+ *                  hole announces that hole, in order); a files consumer that exited 0
  *                  without them; a server consumer that received the whole stream
  *                  and went idle without them; transactions the server delivered
  *                  whole before a disconnection the harness caused, never emitted
