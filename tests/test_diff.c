@@ -496,6 +496,20 @@ START_TEST(non_finite_never_equal)
 }
 END_TEST
 
+START_TEST(binary_fixed_padding)
+{
+    /* BINARY(4) holding "ab": the binlog strips the zeros, MySQL (and Debezium, python-mysql-replication 0.45)
+     * pad them back: both spellings are the value, nothing else is */
+    ck_assert(eq(CDCH_CMP_BINARY_FIXED, 4, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWI=\"}"));
+    ck_assert(eq(CDCH_CMP_BINARY_FIXED, 4, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWIAAA==\"}"));
+    ck_assert(!eq(CDCH_CMP_BINARY_FIXED, 4, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWIA\"}"));      /* 3 bytes */
+    ck_assert(!eq(CDCH_CMP_BINARY_FIXED, 4, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWIAAAA=\"}")); /* 5 bytes */
+    ck_assert(!eq(CDCH_CMP_BINARY_FIXED, 4, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWIAAQ==\"}")); /* ab\0\1 */
+    ck_assert(!eq(CDCH_CMP_BINARY_FIXED, 4, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWM=\"}"));
+    ck_assert(!eq(CDCH_CMP_EXACT, -1, "{\"base64\":\"YWI=\"}", "{\"base64\":\"YWIAAA==\"}"));  /* VARBINARY: exact */
+}
+END_TEST
+
 START_TEST(wrong_op_db_table_is_mismatch)
 {
     cdch_change_list *obs;
@@ -758,6 +772,7 @@ static Suite *suite(void)
     tcase_add_test(tc, verdict_names);
     tcase_add_test(tc, enum_set_numbers);
     tcase_add_test(tc, non_finite_never_equal);
+    tcase_add_test(tc, binary_fixed_padding);
     tcase_add_test(tc, wrong_op_db_table_is_mismatch);
     tcase_add_test(tc, errors_are_warnings_on_a_complete_stream);
     tcase_add_test(tc, worst_class_and_regression);

@@ -198,6 +198,11 @@ cdch_diff_schema *cdch_diff_schema_from_scenario(const cdch_scenario *sc)
         for (size_t c = 0; c < t->ncols; c++) {
             names[c] = t->cols[c].name;
             kinds[c] = kind_of_coldef(&t->cols[c].def, &scales[c]);
+            const char *st = t->cols[c].sql_type;
+            if (st && strncmp(st, "binary(", 7) == 0 && t->cols[c].char_length) {
+                kinds[c] = CDCH_CMP_BINARY_FIXED;
+                scales[c] = (int)t->cols[c].char_length;
+            }
         }
         cdch_diff_schema_add_table(s, t->db, t->name, t->ncols, names, kinds, scales);
         sch_table *st = &s->t[s->n - 1];
@@ -577,6 +582,53 @@ static bool geometry_equal(const cdch_jv *x, const cdch_jv *y)
     return true;
 }
 
+/* {"base64":"..."} -> bytes (false when v is not that shape or not base64). */
+static bool b64_bytes(const cdch_jv *v, cdch_buf *out)
+{
+    const cdch_jv *b = v && v->type == CDCH_JV_OBJECT && v->u.obj.n == 1 ? cdch_jv_get(v, "base64") : NULL;
+    if (!b || b->type != CDCH_JV_STRING)
+        return false;
+    cdch_buf_reset(out);
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < b->u.str.len; i++) {
+        char ch = b->u.str.ptr[i];
+        int d = ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
+              : ch >= '0' && ch <= '9' ? ch - '0' + 52 : ch == '+' ? 62 : ch == '/' ? 63 : ch == '=' ? -2 : -1;
+        if (d == -2)
+            break;
+        if (d < 0)
+            return false;
+        acc = acc << 6 | (uint32_t)d;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            cdch_put_u8(out, (uint8_t)(acc >> bits));
+        }
+    }
+    return true;
+}
+
+/* BINARY(n): the bytes, or the bytes right-padded with 0x00 to exactly n. */
+static bool binary_fixed_equal(int n, const cdch_jv *e, const cdch_jv *o)
+{
+    cdch_buf be = CDCH_BUF_INIT, bo = CDCH_BUF_INIT;
+    bool eq = false;
+    if (b64_bytes(e, &be) && b64_bytes(o, &bo)) {
+        eq = be.len == bo.len && memcmp(be.data, bo.data, be.len) == 0;
+        if (!eq && n > 0 && bo.len == (size_t)n && be.len < bo.len && memcmp(be.data, bo.data, be.len) == 0) {
+            eq = true;
+            for (size_t i = be.len; i < bo.len; i++)
+                eq = eq && bo.data[i] == 0;
+        }
+    } else {
+        eq = jv_equal(e, o);
+    }
+    cdch_buf_free(&be);
+    cdch_buf_free(&bo);
+    return eq;
+}
+
 bool cdch_diff_value_equal(cdch_cmp_kind k, int scale, const cdch_jv *e, const cdch_jv *o)
 {
     if (!e || !o)
@@ -613,6 +665,7 @@ bool cdch_diff_value_equal(cdch_cmp_kind k, int scale, const cdch_jv *e, const c
     }
     case CDCH_CMP_SET: return set_equal(e, o);
     case CDCH_CMP_GEOMETRY: return geometry_equal(e, o);
+    case CDCH_CMP_BINARY_FIXED: return binary_fixed_equal(scale, e, o);
     case CDCH_CMP_VECTOR:
         if (e->type == CDCH_JV_ARRAY && o->type == CDCH_JV_ARRAY) {
             if (e->u.arr.n != o->u.arr.n)
@@ -695,6 +748,20 @@ static uint64_t value_hash(cdch_cmp_kind k, int scale, const cdch_jv *v)
             return mix(h);
         }
         break;
+    case CDCH_CMP_BINARY_FIXED: {
+        cdch_buf b = CDCH_BUF_INIT;
+        uint64_t h = 0;
+        bool ok = b64_bytes(v, &b);
+        if (ok) {
+            while (b.len && b.data[b.len - 1] == 0) /* padded or not: the same key */
+                b.len--;
+            h = mix(fnv(FNV0 ^ 0x62, b.data, b.len));
+        }
+        cdch_buf_free(&b);
+        if (ok)
+            return h;
+        break;
+    }
     case CDCH_CMP_FLOAT:
     case CDCH_CMP_DOUBLE:
     case CDCH_CMP_JSON:

@@ -49,6 +49,9 @@
  *   SET                        labels as a set
  *   GEOMETRY                   srid exact, wkb hex case-insensitive
  *   VECTOR                     element-wise at float precision
+ *   BINARY(n)                  bytes exact, or right-padded with 0x00 to exactly n
+ *                              bytes (the binlog strips the padding, MySQL and
+ *                              several consumers restore it)
  *   everything else            exact (strings byte-exact, {"base64":...} exact)
  * Columns named "@1", "@2", ... are mapped to names by the schema.
  *
@@ -86,6 +89,7 @@ typedef enum cdch_cmp_kind {
     CDCH_CMP_SET,
     CDCH_CMP_GEOMETRY,
     CDCH_CMP_VECTOR,
+    CDCH_CMP_BINARY_FIXED, /* BINARY(n): scale = n */
 } cdch_cmp_kind;
 
 typedef struct cdch_diff_schema cdch_diff_schema;
