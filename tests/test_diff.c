@@ -268,9 +268,20 @@ START_TEST(skip_is_a_hole)
     cdch_diff_free(d);
     cdch_changes_free(obs);
 
-    /* the same gap announced by an error line: parse-failure */
+    /* one error line announces one of the two: the other loss is silent */
     d = diff_of(O1 "\n" O2 "\n{\"kind\":\"error\",\"message\":\"unknown event 40\"}\n" O5 "\n", &obs);
     ck_assert_str_eq(d->missing[0].reported, "unknown event 40");
+    ck_assert_ptr_null(d->missing[1].reported);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_SILENT_SKIP);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* the same gap announced by an error line for each transaction: parse-failure */
+    d = diff_of(O1 "\n" O2 "\n{\"kind\":\"error\",\"message\":\"unknown event 40\"}\n"
+                "{\"kind\":\"error\",\"message\":\"unknown event 40 again\"}\n" O5 "\n",
+                &obs);
+    ck_assert_str_eq(d->missing[0].reported, "unknown event 40");
+    ck_assert_str_eq(d->missing[1].reported, "unknown event 40 again");
     ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
     ck_assert_str_eq(s, "consumer reported an error and skipped txn 3*, 4* (2 of 2 compressed, * = compressed); "
                         "first: txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row): unknown event 40");

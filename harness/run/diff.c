@@ -1451,29 +1451,21 @@ static void find_missing(ctx *c)
         if (tmin[t] != NONE)
             last_tmin = tmin[t];
     }
-    /* Holes and error lines: a run of consecutive missing transactions (nothing arrived between them) is
-     * announced when the consumer printed an error line before the first row that followed it. Each error
-     * line announces one run, in order: one warning at start-up does not excuse every later gap, and a
-     * consumer whose log lines overtake its rows (Debezium: the logger and the engine's records are
-     * separate paths) still gets each of its errors counted. */
+    /* Holes and error lines: a missing transaction after which a later one arrived is announced when the
+     * consumer printed an error line before the first row that followed it. Each error line announces one
+     * missing transaction, in order: one warning at start-up (or one connection error) does not excuse
+     * every later loss, and a consumer whose log lines overtake its rows (Debezium: the logger and the
+     * engine's records are separate paths) still gets each of its errors counted. */
     size_t e = 0;
-    for (size_t i = 0; i < d->nmissing;) {
-        if (!d->missing[i].hole) {
-            i++;
+    for (size_t i = 0; i < d->nmissing; i++) {
+        if (!d->missing[i].hole)
             continue;
-        }
-        size_t j = i + 1;
-        while (j < d->nmissing && d->missing[j].hole && hole_hi[j] == hole_hi[i])
-            j++;
         while (e < c->O->nctl && c->O->ctl[e].kind != CDCH_CTL_ERROR)
             e++;
         if (e < c->O->nctl && c->O->ctl[e].at <= hole_hi[i]) {
-            const char *msg = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
-            for (size_t k = i; k < j; k++)
-                d->missing[k].reported = msg;
+            d->missing[i].reported = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
             e++;
         }
-        i = j;
     }
     free(hole_hi);
     free(first);

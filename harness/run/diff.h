@@ -23,12 +23,13 @@
  * column by column.
  * Results are lifted to transactions (expected.jsonl's "txn"): missing
  * transactions are holes (a later transaction arrived: the consumer went
- * on) or the tail (nothing after them arrived). A run of consecutive
- * missing transactions is `reported` when an error line was printed before
- * the first row that followed it; error lines are matched with runs in
- * order, one each (a logger may overtake the rows it concerns, but one
- * start-up warning does not announce every later gap). The tail is
- * reported by an error line printed from the last emitted transaction on.
+ * on) or the tail (nothing after them arrived). A missing transaction
+ * of a hole is `reported` when an error line was printed before the first
+ * row that followed it; error lines are matched with missing transactions
+ * in order, one each (a logger may overtake the rows it concerns, but one
+ * start-up warning or connection error does not announce every later
+ * loss). The tail is reported by an error line printed from the last
+ * emitted transaction on.
  *
  * Alignment does not group observed rows by GTID: a consumer whose GTIDs
  * are wrong would then be misaligned, and wrong GTIDs are exactly what the

@@ -9,7 +9,7 @@
  *   silent-skip    expected transactions are missing and the consumer did not say
  *                  so: a hole (a later transaction arrived) that no error line
  *                  announced (diff.h: one error line before the first row after a
- *                  hole announces that hole, in order); a files consumer that exited 0
+ *                  missing transaction announces that transaction, in order); a files consumer that exited 0
  *                  without them; a server consumer that received the whole stream
  *                  and went idle without them; transactions the server delivered
  *                  whole before a disconnection the harness caused, never emitted
