@@ -16,6 +16,7 @@ src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export CDCH_CACHE=$work/cache
+export CDCH_TESTS=$src/tests   # verdict_expect.py, shared by the checks below
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 run() { "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/consumers" --quiet "$@"; }
@@ -34,7 +35,7 @@ set -e
 cat "$work/table1.txt"
 
 python3 - "$work/r1/report.json" <<'EOF'
-import json, sys
+import json, os, sys
 want = {
     # consumer: (uncompressed, compressed, compression-regression on the compressed cell)
     "cdcharness-ref@builtin":  ("pass", "pass", False),
@@ -50,19 +51,9 @@ want = {
 }
 r = json.load(open(sys.argv[1]))
 cells = {(c["consumer"], c["mode"]): c for c in r["cells"]}
-bad = []
-for con, (unc, comp, reg) in want.items():
-    for mode, v in (("uncompressed", unc), ("compressed", comp)):
-        c = cells.get((con, mode))
-        if c is None:
-            bad.append("%s %s: no cell" % (con, mode)); continue
-        if c["verdict"] != v:
-            bad.append("%s %s: verdict %s, want %s (%s)" % (con, mode, c["verdict"], v, c["summary"]))
-        want_reg = reg and mode == "compressed"
-        if c["compression_regression"] != want_reg:
-            bad.append("%s %s: compression_regression %s, want %s" % (con, mode, c["compression_regression"], want_reg))
-        if not c["meets"]:
-            bad.append("%s %s: does not meet %s" % (con, mode, c["expected"]))
+sys.path.insert(0, os.environ["CDCH_TESTS"])
+from verdict_expect import check
+bad = check(cells, want)
 # findings name what went wrong (transaction numbers count the watermark table's CREATE TABLE,
 # harness/run/watermark.h, as the stream's third DDL)
 skip = cells[("broken-skip@1", "compressed")]
@@ -129,7 +120,7 @@ rc=$?
 set -e
 cat "$work/tablef.txt"
 python3 - "$work/rf" "${#faults[@]}" <<'EOF'
-import json, re, sys
+import json, os, re, sys
 import xml.etree.ElementTree as E
 rdir, nconsumers = sys.argv[1], int(sys.argv[2])
 M, S, PF = "mismatch", "silent-skip", "parse-failure"
@@ -179,20 +170,9 @@ for k in ("strings", "at-names", "set-bitmap", "enum-index", "gtid-upper", "gtid
 assert len(want) == nconsumers, (len(want), nconsumers)
 r = json.load(open(rdir + "/report.json"))
 cells = {(c["consumer"], c["mode"]): c for c in r["cells"]}
-bad = []
-for con, (unc, comp, reg) in want.items():
-    for mode, v in (("uncompressed", unc), ("compressed", comp)):
-        c = cells.get((con, mode))
-        if c is None:
-            bad.append("%s %s: no cell" % (con, mode)); continue
-        if c["verdict"] != v:
-            bad.append("%s %s: verdict %s, want %s (%s)" % (con, mode, c["verdict"], v, c["summary"]))
-        want_reg = reg and mode == "compressed"
-        if c["compression_regression"] != want_reg:
-            bad.append("%s %s: compression_regression %s, want %s (%s)" % (con, mode, c["compression_regression"],
-                                                                           want_reg, c["summary"]))
-        if not c["meets"]:
-            bad.append("%s %s: does not meet %s" % (con, mode, c["expected"]))
+sys.path.insert(0, os.environ["CDCH_TESTS"])
+from verdict_expect import check
+bad = check(cells, want)
 
 def cell(con, mode):
     return cells.get((con + "@1", mode)) or {"summary": "", "detail": [], "mismatches": [], "missing": [],
