@@ -196,8 +196,9 @@ e = X.read_events(sys.argv[1]); print(e[len(e) // 2][0])" "$dir/$f1" "$clients")
     if "$gosync" -addr "127.0.0.1:$port_B" -file "" -pos 4 -flags 1 -until-file "$lf" -until-pos "$ls" -timeout 120s \
         -out "$out" >"$work/go.log" 2>&1; then
         r=$(python3 "$clients/expect_dump.py" "$B" "$out" --pos 4 --declared NONE)
+        same=$?
         big=$(python3 -c "import json,sys;print(max(json.loads(l)['size'] for l in open(sys.argv[1])))" "$out")
-        [ $? = 0 ] && [ "$big" -gt 16777215 ] && pass "go-mysql: a $big-byte payload event (several 16 MiB packets) arrives whole ($r)" \
+        [ $same = 0 ] && [ "${big:-0}" -gt 16777215 ] && pass "go-mysql: a $big-byte payload event (several 16 MiB packets) arrives whole ($r)" \
             || fail "go-mysql: event over 16 MiB" "$r" "largest $big"
     else
         fail "go-mysql: event over 16 MiB" "$(tail -5 "$work/go.log")"
@@ -208,9 +209,10 @@ fi
 
 # ---- (b) python-mysql-replication --------------------------------------------
 venv=${PYREPL_VENV:-$build/pyvenv}
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import pymysqlreplication, cryptography" 2>/dev/null; then
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import pymysqlreplication, cryptography, importlib.metadata as m
+assert m.version('mysql-replication') == '1.0.17'" 2>/dev/null; then
     python3 -m venv "$venv" >/dev/null 2>&1
-    "$venv/bin/pip" install --quiet --disable-pip-version-check mysql-replication PyMySQL packaging cryptography \
+    "$venv/bin/pip" install --quiet --disable-pip-version-check mysql-replication==1.0.17 PyMySQL packaging cryptography \
         >"$work/pip.log" 2>&1
 fi
 py=$venv/bin/python
@@ -300,7 +302,7 @@ if command -v mariadb-binlog >/dev/null; then
         fail "mariadb-binlog: refuses a MySQL 8 server" "exit $rc" "$(head -3 "$work/mb.err")" "$(head -3 "$work/mb.out")"
     fi
 else
-    echo "NOTE mariadb-binlog not installed (apt-get install mariadb-client): check skipped"
+    fail "mariadb-binlog is missing (scripts/setup.sh installs mariadb-client)"
 fi
 
 # ---- (d) packet-level checks -----------------------------------------------------
