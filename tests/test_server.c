@@ -82,6 +82,8 @@ static void serve_start(served *s, const char *tag, const char *const *extra)
     s->port = (unsigned)atoi(colon + 1);
 }
 
+static int g_unclean_stop; /* a server that did not exit 0 on SIGTERM (set in the unchecked teardown) */
+
 static void serve_stop(served *s)
 {
     if (s->pid <= 0)
@@ -89,8 +91,11 @@ static void serve_stop(served *s)
     kill(s->pid, SIGTERM);
     int st = 0;
     waitpid(s->pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        fprintf(stderr, "cdcharness serve did not exit cleanly (status 0x%x); see %s\n", st, s->log);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        /* a crash or a failing exit on SIGTERM fails the test (main's exit status) */
+        fprintf(stderr, "FAIL: cdcharness serve did not exit cleanly on SIGTERM (status 0x%x); see %s\n", st, s->log);
+        g_unclean_stop = 1;
+    }
     s->pid = 0;
 }
 
@@ -867,5 +872,5 @@ int main(void)
     mysql_library_init(0, NULL, NULL);
     int r = tu_run(suite());
     mysql_library_end();
-    return r;
+    return r ? r : g_unclean_stop;
 }
