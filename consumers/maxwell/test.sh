@@ -46,14 +46,8 @@ def stderr_of(c):
     except OSError:
         return ""
 def ok(c):
-    # Maxwell 1.22.6 race (manifest): after the DDL parse error its shutdown can hang in
-    # BinaryLogClient.disconnect(), so the cell ends idle (silent-skip) instead of with an error.
-    # Accepted for an expected parse-failure only when Maxwell logged that same parse error.
-    if (c.get("expected") == "parse-failure" and c.get("verdict") == "silent-skip"
-            and "MaxwellSQLSyntaxError" in stderr_of(c)):
-        print("cell %s %s: DDL parse error, then Maxwell hung in shutdown (known 1.22.6 race)" %
-              (c.get("scenario"), c.get("mode")), file=sys.stderr)
-        return True
+    # no tolerance for timing: the adapter reports Maxwell's fatal error as soon as Maxwell records it
+    # (before its shutdown can stall in BinaryLogClient.disconnect), so the verdict is the manifest's
     # a parse-failure must be Maxwell's own (its DDL parser), not a failed adapter/state store
     if c.get("verdict") == "parse-failure" and "MaxwellSQLSyntaxError" not in json.dumps([c.get("summary"), c.get("detail")]):
         print("cell %s %s: parse-failure for another reason: %s" % (c.get("scenario"), c.get("mode"),
