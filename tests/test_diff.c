@@ -702,6 +702,18 @@ START_TEST(no_resume_after_a_harness_cut)
     ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_PARSE_FAILURE));
     ck_assert_msg(strstr(j.summary, "consumer error: connection lost") != NULL, "%s", j.summary);
     cdch_judgement_free(&j);
+    /* a logger that reports the failure ahead of the rows emitted before it (Canal, Debezium): the error
+     * still explains where it stopped */
+    {
+        cdch_change_list *o2;
+        cdch_diff *d2 = diff_of("{\"kind\":\"error\",\"message\":\"parse row data failed\"}\n" O1 "\n" O2 "\n", &o2);
+        cdch_outcome idle = outcome(CDCH_STOP_IDLE_AFTER_STREAM, -1);
+        idle.stream_delivered = true;
+        ck_assert_int_eq(judge(d2, o2, idle, s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
+        ck_assert_msg(strstr(s, "consumer error: parse row data failed") != NULL, "%s", s);
+        cdch_diff_free(d2);
+        cdch_changes_free(o2);
+    }
     /* without a cut the same prefix with an exit is a parse failure */
     ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_EXITED, 1), NULL, 0), CDCH_VERDICT_PARSE_FAILURE);
     cdch_diff_free(d);

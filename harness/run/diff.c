@@ -1398,7 +1398,6 @@ static void find_missing(ctx *c)
         after_min[t - 1] = m;
     }
     size_t before_max = NONE; /* max observed index of txns < t */
-    size_t last_tmin = NONE;  /* first observed index of the latest txn < t with a matched row */
     size_t *hole_hi = NULL;   /* per missing entry: the first observed row after it (holes), else NONE */
     for (size_t t = 0; t < nt; t++) {
         if (!tmiss[t]) {
@@ -1420,22 +1419,10 @@ static void find_missing(ctx *c)
                 }
             }
             x.hole = later != NONE || inner;
-            /* where the consumer stopped (the tail), its error counts from the last transaction it emitted on
-             * (an error line and the rows of the transaction being emitted can interleave); holes are
-             * matched with error lines below */
+            /* holes and the tail are matched with error lines below */
             size_t hi = NONE;
-            if (x.hole) {
+            if (x.hole)
                 hi = later != NONE && (inner_at == NONE || later < inner_at) ? later : inner_at;
-            } else {
-                size_t lo = last_tmin == NONE ? 0 : last_tmin;
-                for (size_t k = 0; k < c->O->nctl; k++) {
-                    const cdch_ctl *ctl = &c->O->ctl[k];
-                    if (ctl->kind == CDCH_CTL_ERROR && ctl->at >= lo) {
-                        x.reported = adup(d, ctl->message, strlen(ctl->message));
-                        break;
-                    }
-                }
-            }
             hole_hi = xrealloc(hole_hi, (d->nmissing + 1) * sizeof *hole_hi);
             hole_hi[d->nmissing] = hi;
             if (x.hole)
@@ -1448,15 +1435,16 @@ static void find_missing(ctx *c)
         }
         if (tmax[t] != NONE && (before_max == NONE || tmax[t] > before_max))
             before_max = tmax[t];
-        if (tmin[t] != NONE)
-            last_tmin = tmin[t];
     }
     /* Holes and error lines: a missing transaction after which a later one arrived is announced when the
      * consumer printed an error line before the first row that followed it. Each error line announces one
      * missing transaction, in order: one warning at start-up (or one connection error) does not excuse
-     * every later loss, and a consumer whose log lines overtake its rows (Debezium: the logger and the
-     * engine's records are separate paths) still gets each of its errors counted. */
+     * every later loss, and a consumer whose log lines overtake its rows (Debezium, Canal: the logger and
+     * the records are separate paths) still gets each of its errors counted. Where the consumer stopped
+     * (the tail), any error line it printed that announces no hole says why: a logger may report the
+     * failure before the rows emitted ahead of it. */
     size_t e = 0;
+    unsigned char *used = xcalloc(c->O->nctl ? c->O->nctl : 1, 1);
     for (size_t i = 0; i < d->nmissing; i++) {
         if (!d->missing[i].hole)
             continue;
@@ -1464,9 +1452,17 @@ static void find_missing(ctx *c)
             e++;
         if (e < c->O->nctl && c->O->ctl[e].at <= hole_hi[i]) {
             d->missing[i].reported = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
-            e++;
+            used[e++] = 1;
         }
     }
+    const char *stop_msg = NULL;
+    for (size_t k = 0; k < c->O->nctl && !stop_msg; k++)
+        if (c->O->ctl[k].kind == CDCH_CTL_ERROR && !used[k])
+            stop_msg = adup(d, c->O->ctl[k].message, strlen(c->O->ctl[k].message));
+    for (size_t i = 0; i < d->nmissing; i++)
+        if (!d->missing[i].hole)
+            d->missing[i].reported = stop_msg;
+    free(used);
     free(hole_hi);
     free(first);
     free(tmin);

@@ -28,8 +28,8 @@
  * row that followed it; error lines are matched with missing transactions
  * in order, one each (a logger may overtake the rows it concerns, but one
  * start-up warning or connection error does not announce every later
- * loss). The tail is reported by an error line printed from the last
- * emitted transaction on.
+ * loss). The tail is reported by any error line that announces no hole
+ * (a logger may report the failure ahead of the rows emitted before it).
  *
  * Alignment does not group observed rows by GTID: a consumer whose GTIDs
  * are wrong would then be misaligned, and wrong GTIDs are exactly what the
