@@ -319,8 +319,7 @@ int rep_doc_write_json(const rep_doc *d, FILE *f)
     for (size_t i = 0; i < d->ncells; i++) {
         const cdch_jv *c = d->cells[i];
         unexplained += rep_cell_unexplained(c);
-        const cdch_jv *w = cdch_jv_get(c, "warnings");
-        nwarn += w && w->type == CDCH_JV_ARRAY && w->u.arr.n > 0;
+        nwarn += rep_cell_warned(c);
         cdch_verdict v;
         if (cdch_verdict_parse(rep_str(c, "verdict"), &v) == 0)
             counts[v]++;
@@ -352,4 +351,10 @@ bool rep_cell_unexplained(const cdch_jv *c)
             return true;
     }
     return false;
+}
+
+bool rep_cell_warned(const cdch_jv *c)
+{
+    const cdch_jv *w = cdch_jv_get(c, "warnings");
+    return w && w->type == CDCH_JV_ARRAY && w->u.arr.n > 0;
 }

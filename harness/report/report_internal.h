@@ -79,5 +79,7 @@ int rep_write_file(const char *dir, const char *name, int (*fn)(const void *ctx,
 
 /* Whether a cell's recorded expectation cites `unexplained`. */
 bool rep_cell_unexplained(const cdch_jv *c);
+/* Whether a cell passed (or failed) with warnings: consumer errors that explain no finding. */
+bool rep_cell_warned(const cdch_jv *c);
 
 #endif

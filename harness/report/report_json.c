@@ -15,6 +15,7 @@
 
 #define REPORT_LIST_MAX 20       /* entries per finding list in report.json */
 #define REPORT_DETAIL_MAX 40     /* lines of a cell's findings text */
+#define REPORT_WARNINGS_MAX 20   /* lines of a cell's warnings */
 #define REPORT_STDERR_MAX 16384  /* bytes of a cell's stderr tail (the whole tail is in its stderr.log) */
 
 static void txn_json(FILE *f, const cdch_diff_txn *t)
@@ -101,27 +102,31 @@ static const char *rel_dir(const char *cell_dir, const char *dir)
     return *p ? p : cell_dir;
 }
 
-/* Lines of text as JSON strings (at most max, then a count of the rest). */
-static void lines_json(FILE *f, const char *text, size_t max)
+/* The lines of text as JSON strings, comma-separated: at most max, then
+ * "... and N more <what> line(s) (report.json keeps max)". */
+static void lines_json(FILE *f, const char *text, size_t max, const char *what)
 {
     const char *p = text ? text : "";
-    size_t n = 0;
+    size_t nlines = 0;
     while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char line[2048];
-        if (n == max) {
-            snprintf(line, sizeof line, "... and more (the cell's stdout keeps every line)");
+        if (++nlines > max) {
+            size_t more = 1;
+            for (const char *q = p; *q; q++)
+                more += *q == '\n' && q[1];
+            char line[128];
+            snprintf(line, sizeof line, "... and %zu more %s line(s) (report.json keeps %zu)", more, what, max);
             fputc(',', f);
             rep_json_str(f, line);
             return;
         }
-        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
-        if (n)
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+        if (nlines > 1)
             fputc(',', f);
         rep_json_str(f, line);
-        n++;
-        p += len + (nl ? 1 : 0);
+        p += n + (nl ? 1 : 0);
     }
 }
 
@@ -201,35 +206,11 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         cause_json(f, r, c, &unexplained);
         KV_STR(f, "summary", c->summary);
         fputs(",\"warnings\":[", f);
-        lines_json(f, c->warnings, 20);
+        lines_json(f, c->warnings, REPORT_WARNINGS_MAX, "warning");
         fputc(']', f);
         nwarn += c->nwarnings > 0;
         fputs(",\"detail\":[", f);
-        const char *p = c->detail ? c->detail : "";
-        bool first = true;
-        size_t nlines = 0;
-        while (*p) {
-            if (++nlines > REPORT_DETAIL_MAX) {
-                size_t more = 1;
-                for (const char *q = p; *q; q++)
-                    more += *q == '\n' && q[1];
-                char line[96];
-                snprintf(line, sizeof line, "... and %zu more finding line(s) (report.json keeps %d)", more,
-                         REPORT_DETAIL_MAX);
-                fputc(',', f);
-                rep_json_str(f, line);
-                break;
-            }
-            const char *nl = strchr(p, '\n');
-            size_t n = nl ? (size_t)(nl - p) : strlen(p);
-            char line[2048];
-            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
-            if (!first)
-                fputc(',', f);
-            rep_json_str(f, line);
-            first = false;
-            p += n + (nl ? 1 : 0);
-        }
+        lines_json(f, c->detail, REPORT_DETAIL_MAX, "finding");
         fputc(']', f);
         fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"launched\":%s", c->seconds, c->startup_seconds,
                 c->launched ? "true" : "false");

@@ -27,8 +27,7 @@ static void causes_section(const rep_doc *d, FILE *f)
     for (size_t i = 0; i < d->ncells; i++) {
         const cdch_jv *c = d->cells[i];
         unexplained += rep_cell_unexplained(c);
-        const cdch_jv *w = cdch_jv_get(c, "warnings");
-        nwarn += w && w->type == CDCH_JV_ARRAY && w->u.arr.n > 0;
+        nwarn += rep_cell_warned(c);
     }
     fprintf(f, "\n## Causes\n\n%zu cell(s) whose recorded expectation is `unexplained`; %zu cell(s) passed with "
                "warnings (errors the consumer reported while delivering every row).\n",

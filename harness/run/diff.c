@@ -1488,28 +1488,9 @@ static bool same_txn_reported(const cdch_change *a, const cdch_change *b)
  * UPDATE. Returns the observed list with such pairs merged (a copy sharing
  * the values; *merged counts them), or O itself when none. */
 static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch_change_list *O,
-                                           const cdch_diff_schema *schema, size_t *merged)
+                                           const cdch_diff_schema *schema, kmap *keys, size_t *merged)
 {
     *merged = 0;
-    size_t nslot = 16;
-    while (nslot < E->n * 2)
-        nslot *= 2;
-    uint64_t *set = NULL; /* row keys of expected key-changing updates (0 = empty slot) */
-    for (size_t i = 0; i < E->n; i++) {
-        const cdch_change *e = &E->items[i];
-        const sch_table *t = schema_find(schema, e->db, e->table);
-        if (!key_changes(t, e))
-            continue;
-        if (!set)
-            set = xcalloc(nslot, sizeof *set);
-        uint64_t k = row_keys(t, e).key | 1;
-        size_t h = (size_t)k & (nslot - 1);
-        while (set[h] && set[h] != k)
-            h = (h + 1) & (nslot - 1);
-        set[h] = k;
-    }
-    if (!set)
-        return (cdch_change_list *)O;
     cdch_change_list *M = NULL;
     for (size_t i = 0; i + 1 < O->n; i++) {
         const cdch_change *a = &O->items[i], *b = &O->items[i + 1];
@@ -1519,11 +1500,10 @@ static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch
         cdch_change u = *a;
         u.op = CDCH_OP_UPDATE;
         u.after = b->after;
-        uint64_t k = row_keys(schema_find(schema, u.db, u.table), &u).key | 1;
-        size_t h = (size_t)k & (nslot - 1);
-        while (set[h] && set[h] != k)
-            h = (h + 1) & (nslot - 1);
-        if (!set[h])
+        /* rows with one key are the same row: the first of its chain says whether it is a key-changing UPDATE */
+        const sch_table *t = schema_find(schema, u.db, u.table);
+        kslot *ks = kmap_slot(keys, row_keys(t, &u).key, false);
+        if (!ks || !key_changes(t, &E->items[ks->first]))
             continue;
         /* a control line between the two rows stays where it was relative to the others */
         bool ctl_between = false;
@@ -1551,35 +1531,21 @@ static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch
         (*merged)++;
         i++; /* the insert is consumed */
     }
-    free(set);
     return M ? M : (cdch_change_list *)O;
 }
 
 cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, const cdch_diff_schema *schema,
                          const cdch_stream_index *idx, unsigned representations)
 {
-    size_t merged = 0;
-    cdch_change_list *O = (cdch_change_list *)O0;
-    if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)
-        O = merge_key_updates(E, O0, schema, &merged);
     cdch_diff *d = xcalloc(1, sizeof *d);
-    d->merged_key_updates = merged;
     ctx c;
     memset(&c, 0, sizeof c);
     c.d = d;
     c.E = E;
-    c.O = O;
     c.schema = schema;
     c.idx = idx;
     d->expected_rows = E->n;
-    d->observed_rows = O->n;
     build_txns(&c);
-    c.obs_of = xcalloc(E->n, sizeof *c.obs_of);
-    c.matched = xcalloc(E->n, 1);
-    c.exp_of = xcalloc(O->n, sizeof *c.exp_of);
-    c.ckpt_txn_seen = xcalloc(c.ntxns ? c.ntxns : 1, sizeof *c.ckpt_txn_seen);
-    for (size_t i = 0; i < E->n; i++)
-        c.obs_of[i] = NONE;
 
     kmap keys, idents, loose;
     kmap_init(&keys, E->n);
@@ -1594,6 +1560,17 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
         kmap_add(&idents, ek[i].ident, i);
         kmap_add(&loose, loose_key(t, e), i);
     }
+    cdch_change_list *O = (cdch_change_list *)O0;
+    if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)
+        O = merge_key_updates(E, O0, schema, &keys, &d->merged_key_updates);
+    c.O = O;
+    d->observed_rows = O->n;
+    c.obs_of = xcalloc(E->n, sizeof *c.obs_of);
+    c.matched = xcalloc(E->n, 1);
+    c.exp_of = xcalloc(O->n, sizeof *c.exp_of);
+    c.ckpt_txn_seen = xcalloc(c.ntxns ? c.ntxns : 1, sizeof *c.ckpt_txn_seen);
+    for (size_t i = 0; i < E->n; i++)
+        c.obs_of[i] = NONE;
 
     size_t cur = 0;
     for (size_t o = 0; o < O->n; o++) {

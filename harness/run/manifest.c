@@ -83,6 +83,15 @@ static int parse_bool(mctx *c, yaml_node_t *n, const char *key, bool *out)
     return 0;
 }
 
+/* A known issue id: lower-case letters, digits, '-', '.', '_'. */
+static bool valid_id(const char *id)
+{
+    for (const char *q = id; *q; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '.' || *q == '_'))
+            return false;
+    return *id != '\0';
+}
+
 /* "VERDICT [CAUSE...]" -> the verdict name and the causes ("id id", NULL
  * when none). Causes are checked against known_issues after the whole file
  * is read (check_causes). */
@@ -101,11 +110,10 @@ static int split_expectation(mctx *c, yaml_node_t *n, const char *text, char **v
     *verdict = xstrdup(w);
     cdch_buf ids = CDCH_BUF_INIT;
     for (w = strtok_r(NULL, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
-        for (const char *q = w; *q; q++)
-            if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '.' || *q == '_')) {
-                cdch_buf_free(&ids);
-                return fail(c, n, "bad cause id '%s' (ids are lower-case letters, digits, '-', '.', '_')", w);
-            }
+        if (!valid_id(w)) {
+            cdch_buf_free(&ids);
+            return fail(c, n, "bad cause id '%s' (ids are lower-case letters, digits, '-', '.', '_')", w);
+        }
         if (ids.len)
             cdch_put_u8(&ids, ' ');
         cdch_put_bytes(&ids, w, strlen(w));
@@ -209,9 +217,8 @@ static int parse_issues(mctx *c, yaml_node_t *val, cdch_manifest *m)
         }
         if (!ki->id)
             return fail(c, n, "a known issue needs 'id'", NULL);
-        for (const char *q = ki->id; *q; q++)
-            if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '.' || *q == '_'))
-                return fail(c, n, "bad known issue id '%s' (lower-case letters, digits, '-', '.', '_')", ki->id);
+        if (!valid_id(ki->id))
+            return fail(c, n, "bad known issue id '%s' (lower-case letters, digits, '-', '.', '_')", ki->id);
         if (strcmp(ki->id, "unexplained") == 0)
             return fail(c, n, "'unexplained' is reserved (it needs no known_issues entry)", NULL);
         for (size_t k = 0; k + 1 < m->nissues; k++)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef CDCH_HAVE_SERVER
 #include "server.h"
 
 struct cdch_primary {
@@ -81,61 +80,3 @@ void cdch_primary_stop(cdch_primary *p)
     cdch_server_free(p->srv);
     free(p);
 }
-
-#else /* no server library */
-
-struct cdch_primary {
-    int unused;
-};
-
-cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err)
-{
-    (void)s;
-    (void)stream_dir;
-    (void)native_auth;
-    cdch_err_set(err, "this cdcharness was built without the fake primary (harness/server): "
-                      "`source: server` adapters cannot run; rebuild once harness/server is complete");
-    return NULL;
-}
-
-uint16_t cdch_primary_port(const cdch_primary *p)
-{
-    (void)p;
-    return 0;
-}
-
-uint64_t cdch_primary_events_sent(cdch_primary *p)
-{
-    (void)p;
-    return 0;
-}
-
-bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
-{
-    (void)p;
-    (void)file;
-    (void)filesz;
-    (void)pos;
-    return false;
-}
-
-void cdch_primary_release_cut(cdch_primary *p) { (void)p; }
-
-uint64_t cdch_primary_active_dumps(cdch_primary *p)
-{
-    (void)p;
-    return 0;
-}
-
-bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
-{
-    (void)p;
-    (void)file;
-    (void)filesz;
-    (void)pos;
-    return false;
-}
-
-void cdch_primary_stop(cdch_primary *p) { free(p); }
-
-#endif

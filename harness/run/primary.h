@@ -4,10 +4,6 @@
  *
  * Owns: the cdch_primary and the cdch_server inside it. The scenario and the
  * stream directory are the caller's and must outlive it.
- *
- * When the harness is built without the server library (CDCH_HAVE_SERVER
- * undefined), cdch_primary_start fails with a message saying so, and only
- * `source: server` cells are affected (they get harness-error).
  */
 #ifndef CDCH_PRIMARY_H
 #define CDCH_PRIMARY_H

@@ -920,7 +920,6 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     double hold_t = 0;     /* when the server began holding a fault's cut (0: not yet) */
     size_t hold_need = 0;  /* rows of the transactions delivered whole before the cut */
     bool cut_released = false, cut_after_error = false;
-    size_t cut_rows = 0;
     oc.exit_status = -1;
     oc.files_source = cdch_manifest_files_source(con->m, con->v);
     oc.timeout_s = r->o.timeout_s;
@@ -971,7 +970,6 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
                     bool spoke = got_error(obs);
                     if (emitted || spoke || t - since >= r->o.hold_quiet_s) {
                         cut_after_error = spoke;
-                        cut_rows = obs->n;
                         cdch_primary_release_cut(prim);
                         cut_released = true;
                     }
@@ -1076,7 +1074,6 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     if (prim) {
         oc.harness_cut = cdch_primary_last_cut(prim, oc.cut_file, sizeof oc.cut_file, &oc.cut_pos);
         oc.cut_after_error = cut_after_error;
-        oc.cut_rows = cut_rows;
     }
     cdch_primary_stop(prim);
     if (out)

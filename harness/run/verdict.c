@@ -114,32 +114,58 @@ static void txn_line(const cdch_diff_txn *t, char *buf, size_t bufsz)
              where, t->compressed ? "compressed" : "uncompressed", rows);
 }
 
-/* "txn 5, txn 6 and 3 more" with compressed count. */
-static void name_missing(const cdch_diff *d, bool holes, char *buf, size_t bufsz)
+/* Whether a missing transaction was delivered whole before the harness cut
+ * the connection (file names sort in binlog order). */
+static bool before_cut(const cdch_diff_txn *t, const cdch_outcome *o)
+{
+    if (!o->harness_cut || !t->file || !o->cut_file[0])
+        return false;
+    int c = strcmp(t->file, o->cut_file);
+    return c < 0 || (c == 0 && t->end <= o->cut_pos);
+}
+
+/* Which missing transactions name_missing names. */
+typedef enum { NAME_HOLES, NAME_TAIL, NAME_TAIL_BEFORE_CUT, NAME_TAIL_AFTER_CUT } name_which;
+
+/* "5*, 6* and 3 more (5 of 5 compressed, * = compressed)" of the chosen
+ * missing transactions, into buf, with how many hold PARTIAL_UPDATE_ROWS
+ * events; returns how many there are, *first (may be NULL) the first. */
+static size_t name_missing(const cdch_diff *d, const cdch_outcome *o, name_which which, char *buf, size_t bufsz,
+                           const cdch_diff_txn **first)
 {
     size_t n = 0, comp = 0, shown = 0, partial = 0;
-    size_t o = 0;
+    size_t off = 0;
     buf[0] = '\0';
+    if (first)
+        *first = NULL;
     for (size_t i = 0; i < d->nmissing; i++) {
         const cdch_diff_txn *t = &d->missing[i];
-        if (t->hole != holes)
+        bool pick = which == NAME_HOLES ? t->hole
+                  : which == NAME_TAIL  ? !t->hole
+                                        : !t->hole && before_cut(t, o) == (which == NAME_TAIL_BEFORE_CUT);
+        if (!pick)
             continue;
+        if (first && !*first)
+            *first = t;
         n++;
         comp += t->compressed;
         partial += t->partial_rows > 0;
-        if (shown < 3 && o < bufsz) {
-            o += (size_t)snprintf(buf + o, bufsz - o, "%s%llu%s", shown ? ", " : "", (unsigned long long)t->txn,
-                                  t->compressed ? "*" : "");
+        if (shown < 3 && off < bufsz) {
+            off += (size_t)snprintf(buf + off, bufsz - off, "%s%llu%s", shown ? ", " : "", (unsigned long long)t->txn,
+                                    t->compressed ? "*" : "");
             shown++;
         }
     }
-    if (n > shown && o < bufsz)
-        o += (size_t)snprintf(buf + o, bufsz - o, " and %zu more", n - shown);
-    if (o < bufsz)
-        o += (size_t)snprintf(buf + o, bufsz - o, " (%zu of %zu compressed%s)", comp, n,
-                              comp ? ", * = compressed" : "");
-    if (partial && o < bufsz)
-        snprintf(buf + o, bufsz - o, " [%zu of them hold PARTIAL_UPDATE_ROWS events (type 39)]", partial);
+    if (!n)
+        return 0;
+    if (n > shown && off < bufsz)
+        off += (size_t)snprintf(buf + off, bufsz - off, " and %zu more", n - shown);
+    if (off < bufsz)
+        off += (size_t)snprintf(buf + off, bufsz - off, " (%zu of %zu compressed%s)", comp, n,
+                                comp ? ", * = compressed" : "");
+    if (partial && off < bufsz)
+        snprintf(buf + off, bufsz - off, " [%zu of them hold PARTIAL_UPDATE_ROWS events (type 39)]", partial);
+    return n;
 }
 
 static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_buf *b)
@@ -211,16 +237,6 @@ static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_
         cdch_buf_printf(b, "adapter: stop %s\n", cdch_stop_reason_name(o->reason));
 }
 
-/* Whether a missing transaction was delivered whole before the harness cut
- * the connection (file names sort in binlog order). */
-static bool before_cut(const cdch_diff_txn *t, const cdch_outcome *o)
-{
-    if (!o->harness_cut || !t->file || !o->cut_file[0])
-        return false;
-    int c = strcmp(t->file, o->cut_file);
-    return c < 0 || (c == 0 && t->end <= o->cut_pos);
-}
-
 /* One finding class: the first one recorded for a class gives its summary. */
 typedef struct judge_ctx {
     unsigned classes;
@@ -237,33 +253,6 @@ static void found(judge_ctx *j, cdch_verdict v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(j->sums[v], sizeof j->sums[v], fmt, ap);
     va_end(ap);
-}
-
-/* "txn 5*, 6*" of the tail transactions that were (silent) or were not
- * delivered before the cut. */
-static size_t name_tail(const cdch_diff *d, const cdch_outcome *o, int delivered /* 1, 0, or -1: all */, char *buf,
-                        size_t bufsz, const cdch_diff_txn **first)
-{
-    size_t n = 0, comp = 0, o2 = 0;
-    buf[0] = '\0';
-    *first = NULL;
-    for (size_t i = 0; i < d->nmissing; i++) {
-        const cdch_diff_txn *t = &d->missing[i];
-        if (t->hole || (delivered >= 0 && before_cut(t, o) != (delivered == 1)))
-            continue;
-        if (!*first)
-            *first = t;
-        if (n < 3 && o2 < bufsz)
-            o2 += (size_t)snprintf(buf + o2, bufsz - o2, "%s%llu%s", n ? ", " : "", (unsigned long long)t->txn,
-                                   t->compressed ? "*" : "");
-        n++;
-        comp += t->compressed;
-    }
-    if (n > 3 && o2 < bufsz)
-        o2 += (size_t)snprintf(buf + o2, bufsz - o2, " and %zu more", n - 3);
-    if (n && o2 < bufsz)
-        snprintf(buf + o2, bufsz - o2, " (%zu of %zu compressed%s)", comp, n, comp ? ", * = compressed" : "");
-    return n;
 }
 
 void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_judgement *out)
@@ -310,13 +299,13 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
         }
     }
     if (silent_holes) {
-        name_missing(d, true, names, sizeof names);
+        name_missing(d, o, NAME_HOLES, names, sizeof names, NULL);
         txn_line(first_silent, where, sizeof where);
         found(&j, CDCH_VERDICT_SILENT_SKIP, "%zu transaction(s) missing while later ones arrived: txn %s; first: %s",
               d->holes, names, where);
     }
     if (said_holes) {
-        name_missing(d, true, names, sizeof names);
+        name_missing(d, o, NAME_HOLES, names, sizeof names, NULL);
         txn_line(first_said, where, sizeof where);
         found(&j, CDCH_VERDICT_PARSE_FAILURE, "consumer reported an error and skipped txn %s; first: %s: %s", names,
               where, first_said->reported);
@@ -330,14 +319,14 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
          * whatever it said after the cut; the rest it would have had to come back for. A consumer that
          * had already failed (an error line before the cut) is judged as if there were no cut. */
         bool cut = o->harness_cut && !o->cut_after_error;
-        if (cut && name_tail(d, o, 1, cutnames, sizeof cutnames, &first_cut)) {
+        if (cut && name_missing(d, o, NAME_TAIL_BEFORE_CUT, cutnames, sizeof cutnames, &first_cut)) {
             txn_line(first_cut, where, sizeof where);
             found(&j, CDCH_VERDICT_SILENT_SKIP,
                   "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
                   "emitted, without a word before the cut; first: %s",
                   cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
         }
-        if (name_tail(d, o, cut ? 0 : -1, names, sizeof names, &first_tail)) {
+        if (name_missing(d, o, cut ? NAME_TAIL_AFTER_CUT : NAME_TAIL, names, sizeof names, &first_tail)) {
             txn_line(first_tail, where, sizeof where);
             const char *msg = first_tail->reported;
             if (cut) {

@@ -99,7 +99,6 @@ typedef struct cdch_outcome {
     const char *harness_error;/* non-NULL: the harness failed, this says how */
     bool harness_cut;         /* a scenario fault cut the consumer's dump connection */
     bool cut_after_error;     /* the consumer had printed an error line before the cut (its own failure) */
-    size_t cut_rows;          /* rows it had emitted when the cut happened */
     char cut_file[256];       /* then: the last complete event sent before the cut ended here */
     uint64_t cut_pos;
 } cdch_outcome;
