@@ -98,6 +98,14 @@ def emit(obj):
     print(line, flush=True)
 
 
+def rewrite_images(r, column):
+    """Replace each image of row r (in place) by the {name: value} that column(index, key, value) returns
+    per column, in order."""
+    for img in ("before", "after"):
+        if r[img] is not None:
+            r[img] = dict(column(i, k, x) for i, (k, x) in enumerate(r[img].items()))
+
+
 def reference_rows():
     cmd = [os.environ["CDCH_BIN"], "decode", "--canonical"]
     if os.environ.get("CDCH_SCENARIO"):
@@ -222,21 +230,19 @@ def run_one(behaviour, args=()):
     elif behaviour == "equivalent":
         for r in rows:
             r = clean(r)
+
+            def column(i, k, x, table=r["table"]):
+                if k == "total":
+                    x = strip_zeros(x)
+                elif k == "score" and isinstance(x, float):
+                    x = x * (1 + 3e-8)
+                elif k == "doc" and isinstance(x, dict):
+                    x = dict(reversed(list(x.items())))
+                return ("@%d" % (i + 1) if table == "hits" else k), x
+            rewrite_images(r, column)
             for img in ("before", "after"):
-                v = r[img]
-                if v is None:
-                    continue
-                new = {}
-                for i, (k, x) in enumerate(v.items()):
-                    if k == "total":
-                        x = strip_zeros(x)
-                    elif k == "score" and isinstance(x, float):
-                        x = x * (1 + 3e-8)
-                    elif k == "doc" and isinstance(x, dict):
-                        x = dict(reversed(list(x.items())))
-                    name = "@%d" % (i + 1) if r["table"] == "hits" else k
-                    new[name] = x
-                r[img] = dict(reversed(list(new.items())))
+                if r[img] is not None:
+                    r[img] = dict(reversed(list(r[img].items())))
             if r.get("gtid"):
                 uuid, gno = r["gtid"].rsplit(":", 1)
                 r["gtid"] = "%s:1-%s" % (uuid, gno)
@@ -572,26 +578,21 @@ def time_padded(v):
 
 
 def f_odd(rows, txns, kinds):
+    def column(i, k, x):
+        if "strings" in kinds and k != "doc" and isinstance(x, (int, float)) and not isinstance(x, bool):
+            x = repr(x) if isinstance(x, float) else str(x)
+        if "set-bitmap" in kinds and k in SET_MEMBERS and isinstance(x, list):
+            x = sum(1 << SET_MEMBERS[k].index(m) for m in x)
+        if "enum-index" in kinds and k in ENUM_MEMBERS and isinstance(x, str):
+            x = ENUM_MEMBERS[k].index(x) + 1
+        if "json-keys" in kinds and k == "doc":
+            x = json_keys_reordered(x)
+        if "time-padded" in kinds and k == "dur" and isinstance(x, str):
+            x = time_padded(x)
+        return ("@%d" % (i + 1) if "at-names" in kinds else k), x
     for r in rows:
         r = clean(r)
-        for img in ("before", "after"):
-            v = r[img]
-            if v is None:
-                continue
-            new = {}
-            for i, (k, x) in enumerate(v.items()):
-                if "strings" in kinds and k != "doc" and isinstance(x, (int, float)) and not isinstance(x, bool):
-                    x = repr(x) if isinstance(x, float) else str(x)
-                if "set-bitmap" in kinds and k in SET_MEMBERS and isinstance(x, list):
-                    x = sum(1 << SET_MEMBERS[k].index(m) for m in x)
-                if "enum-index" in kinds and k in ENUM_MEMBERS and isinstance(x, str):
-                    x = ENUM_MEMBERS[k].index(x) + 1
-                if "json-keys" in kinds and k == "doc":
-                    x = json_keys_reordered(x)
-                if "time-padded" in kinds and k == "dur" and isinstance(x, str):
-                    x = time_padded(x)
-                new["@%d" % (i + 1) if "at-names" in kinds else k] = x
-            r[img] = new
+        rewrite_images(r, column)
         if r.get("gtid"):
             uuid, gno = r["gtid"].rsplit(":", 1)
             if "gtid-upper" in kinds:
