@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "scenario.h"
 #include "stream.h"
-#include "stream_internal.h"
 
 static void gen_usage(FILE *f)
 {

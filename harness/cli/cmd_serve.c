@@ -13,7 +13,6 @@
 #include "scenario.h"
 #include "server.h"
 #include "stream.h"
-#include "stream_internal.h"
 
 static void serve_usage(FILE *f)
 {

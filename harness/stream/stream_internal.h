@@ -52,9 +52,5 @@ int sw_put_dml(sw_writer *w, sw_txn_info *ti, const cdch_sc_txn *t, bool transac
 /* Write the queued expected lines with the transaction's GTID and end position. */
 int sw_expected_flush(sw_writer *w, const sw_txn_info *ti, bool compressed, cdch_err *err);
 
-/* Output directory helpers (shared with the gen command). */
-int cdch_stream_prepare_out(const char *out_dir, char *tmp, size_t tmpsz, cdch_err *err);
-int cdch_stream_commit_out(const char *tmp, const char *out_dir, cdch_err *err);
-int cdch_stream_rm_tree(const char *path);
 
 #endif

@@ -55,4 +55,11 @@ typedef struct cdch_stream_stats {
 int cdch_stream_generate(const cdch_scenario *s, cdch_stream_mode mode, const char *out_dir,
                          cdch_stream_stats *stats, cdch_err *err);
 
+/* Output directories written atomically: prepare_out makes a fresh temporary
+ * sibling of out_dir (its path in tmp), commit_out renames it into place
+ * (out_dir must not exist or be empty); rm_tree removes a tree (cleanup). */
+int cdch_stream_prepare_out(const char *out_dir, char *tmp, size_t tmpsz, cdch_err *err);
+int cdch_stream_commit_out(const char *tmp, const char *out_dir, cdch_err *err);
+int cdch_stream_rm_tree(const char *path);
+
 #endif

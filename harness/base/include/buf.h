@@ -31,6 +31,7 @@ void cdch_put_le(cdch_buf *b, uint64_t v, unsigned n); /* n = 1..8 */
 void cdch_put_be(cdch_buf *b, uint64_t v, unsigned n); /* n = 1..8 */
 void cdch_put_lenenc(cdch_buf *b, uint64_t v);
 void cdch_put_str(cdch_buf *b, const char *s); /* no terminator */
+void cdch_put_hex(cdch_buf *b, const uint8_t *p, size_t n); /* lower-case hex, 2 digits a byte */
 void cdch_buf_printf(cdch_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -1,6 +1,6 @@
-/* err.h — error reporting for the codec.
+/* err.h — error reporting for every module.
  *
- * Owns: the cdch_err value that every fallible codec call fills in. An error
+ * Owns: the cdch_err value that every fallible call fills in. An error
  * carries a human message and, where it makes sense, the byte offset in the
  * input where decoding stopped. Callers own the cdch_err (usually on the
  * stack); nothing here allocates.

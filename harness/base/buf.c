@@ -127,3 +127,13 @@ const char *cdch_buf_cstr(cdch_buf *b)
     b->data[b->len] = '\0';
     return (const char *)b->data;
 }
+
+void cdch_put_hex(cdch_buf *b, const uint8_t *p, size_t n)
+{
+    static const char hx[] = "0123456789abcdef";
+    uint8_t *d = cdch_buf_extend(b, n * 2);
+    for (size_t i = 0; i < n; i++) {
+        d[2 * i] = (uint8_t)hx[p[i] >> 4];
+        d[2 * i + 1] = (uint8_t)hx[p[i] & 15];
+    }
+}

@@ -7,7 +7,8 @@
  * that finds structurally wrong data (not just short) sets `bad` via
  * cdch_cur_fail().
  *
- * All little-endian access goes through get_le16/24/32/48/64; big-endian
+ * All little-endian access goes through get_le16/24/32/48/64 (or the unchecked
+ * cdch_le16/24/32/64 on a pointer whose length the caller checked); big-endian
  * (used by temporal, decimal and BIT values) through cdch_get_be().
  */
 #ifndef CDCH_CURSOR_H
@@ -78,15 +79,24 @@ static inline cdch_cursor cdch_get_sub(cdch_cursor *c, size_t n)
     return s;
 }
 
+/* Unchecked little-endian reads of n (1..8) bytes at p, for callers that have
+ * already checked the length (packet headers, event headers). */
+static inline uint64_t cdch_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+static inline uint16_t cdch_le16(const uint8_t *p) { return (uint16_t)cdch_le(p, 2); }
+static inline uint32_t cdch_le24(const uint8_t *p) { return (uint32_t)cdch_le(p, 3); }
+static inline uint32_t cdch_le32(const uint8_t *p) { return (uint32_t)cdch_le(p, 4); }
+static inline uint64_t cdch_le64(const uint8_t *p) { return cdch_le(p, 8); }
+
 static inline uint64_t cdch_get_le(cdch_cursor *c, unsigned n)
 {
     const uint8_t *b = cdch_get_bytes(c, n);
-    uint64_t v = 0;
-    if (!b)
-        return 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)b[i] << (8 * i);
-    return v;
+    return b ? cdch_le(b, n) : 0;
 }
 
 static inline uint64_t cdch_get_be(cdch_cursor *c, unsigned n)

@@ -1,0 +1,57 @@
+/* sys.c — see sys.h. */
+#include "sys.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xalloc.h"
+
+uint64_t cdch_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+char *cdch_read_file(const char *path, size_t max_len, size_t *len, cdch_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cdch_err_set(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *text = cdch_xrealloc(NULL, cap);
+    for (;;) {
+        if (cap - n < 2) {
+            cap *= 2;
+            text = cdch_xrealloc(text, cap);
+        }
+        size_t got = fread(text + n, 1, cap - n - 1, f);
+        n += got;
+        if (max_len && n > max_len) {
+            cdch_err_set(err, "%s: larger than %zu bytes", path, max_len);
+            goto fail;
+        }
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        cdch_err_set(err, "%s: read error: %s", path, strerror(errno));
+        goto fail;
+    }
+    fclose(f);
+    text[n] = '\0';
+    if (len)
+        *len = n;
+    return text;
+fail:
+    fclose(f);
+    free(text);
+    return NULL;
+}
+
+int cdch_cmp_strp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
