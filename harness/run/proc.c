@@ -412,7 +412,6 @@ const char *cdch_proc_stderr_tail(cdch_proc *p)
     return cdch_buf_cstr(&p->err);
 }
 
-pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
 
 int cdch_proc_send(cdch_proc *p, const char *line, int timeout_ms, cdch_err *err)
 {

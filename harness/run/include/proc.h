@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/types.h>
 
 #include "err.h"
 
@@ -57,7 +56,6 @@ void cdch_proc_status(const cdch_proc *p, int *status, int *signal);
 /* The last CDCH_PROC_STDERR_TAIL bytes of stderr, NUL-terminated (valid
  * until the next pump/stop/free). */
 const char *cdch_proc_stderr_tail(cdch_proc *p);
-pid_t cdch_proc_pid(const cdch_proc *p);
 
 /* stdin_pipe only: write line + '\n' (waits up to timeout_ms for a full
  * pipe); close stdin (the adapter sees EOF). */
