@@ -8,7 +8,7 @@
 #   ci/gate.sh                                   the default matrix (ci/matrix.yaml), manifest gate
 #   ci/gate.sh ci/matrix.yaml --quick            the pull-request subset
 #   ci/gate.sh ci/matrix.yaml --shard 2/4        one CI machine's slice (join: cdcharness report merge)
-#   ci/gate.sh my-upgrade.yaml --baseline reports/default/report.json
+#   ci/gate.sh my-upgrade.yaml --baseline reports/default/verdicts.json
 #                                                may we upgrade? (fails only on cells worse than before)
 #   ci/gate.sh ci/preflip-example.yaml --pre-flip
 #                                                may we turn binlog_transaction_compression on?

@@ -1,7 +1,9 @@
 /* cmd_report.c — `cdcharness report`: join the reports of matrix shards
  * (merge) and render a report directory's pages from its report.json
  * (render). */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@ static void report_usage(FILE *f)
     fprintf(f,
             "usage: cdcharness report merge --out DIR IN [IN ...]\n"
             "       cdcharness report render DIR\n"
+            "       cdcharness report digest --out DIR REPORT\n"
             "\n"
             "report.json is the single source of a report: junit.xml, summary.md and\n"
             "report.html are rendered from it.\n"
@@ -26,8 +29,12 @@ static void report_usage(FILE *f)
             "           are errors. The merge of all shards equals the report of one run.\n"
             "  render   write DIR/junit.xml, DIR/summary.md and DIR/report.html again from\n"
             "           DIR/report.json\n"
+            "  digest   the small form of REPORT (a report directory or a report.json) for\n"
+            "           committing: DIR/summary.md (per consumer family: verdict counts per\n"
+            "           version, the causes cited, the verdict grid) and DIR/verdicts.json\n"
+            "           (a line per cell; usable as `matrix --baseline`)\n"
             "\n"
-            "  --out DIR  (merge) the directory to write (created)\n"
+            "  --out DIR  (merge, digest) the directory to write (created)\n"
             "\n"
             "report.html is one self-contained page (no network): the verdict grid\n"
             "(consumer@version x scenario x mode), compression regressions outlined, each\n"
@@ -38,34 +45,68 @@ static void report_usage(FILE *f)
             "2 usage error\n");
 }
 
-static int do_merge(int argc, char **argv)
+/* Options of merge and digest: --out DIR and at least one input; returns -1
+ * to go on, else the exit status. */
+static int parse_out(int argc, char **argv, const char *sub, const char *what, const char **out)
 {
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': out = optarg; break;
+        case 'o': *out = optarg; break;
         case 'h': report_usage(stdout); return CDCH_EXIT_OK;
         default: report_usage(stderr); return CDCH_EXIT_USAGE;
         }
     }
-    if (!out || optind >= argc) {
-        fprintf(stderr, "cdcharness report merge: %s\n\n", !out ? "give --out DIR" : "give at least one report to merge");
+    if (!*out || optind >= argc) {
+        fprintf(stderr, "cdcharness report %s: %s\n\n", sub, !*out ? "give --out DIR" : what);
         report_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
+    return -1;
+}
+
+static int do_merge(int argc, char **argv)
+{
+    const char *out = NULL;
+    int rc = parse_out(argc, argv, "merge", "give at least one report to merge", &out);
+    if (rc >= 0)
+        return rc;
     cdch_err err;
     if (cdch_report_merge(out, (const char *const *)argv + optind, (size_t)(argc - optind), &err) != 0) {
         fprintf(stderr, "cdcharness report merge: %s\n", err.msg);
         return CDCH_EXIT_BAD_INPUT;
     }
     fprintf(stderr, "merged %d report(s): %s/{report.json,junit.xml,summary.md,report.html}\n", argc - optind, out);
+    return CDCH_EXIT_OK;
+}
+
+static int do_digest(int argc, char **argv)
+{
+    const char *out = NULL;
+    int rc = parse_out(argc, argv, "digest", "give one report (a directory or a report.json)", &out);
+    if (rc >= 0)
+        return rc;
+    if (argc - optind != 1) {
+        fprintf(stderr, "cdcharness report digest: give one report (a directory or a report.json)\n\n");
+        report_usage(stderr);
+        return CDCH_EXIT_USAGE;
+    }
+    cdch_err err;
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cdcharness report digest: cannot create %s: %s\n", out, strerror(errno));
+        return CDCH_EXIT_BAD_INPUT;
+    }
+    if (cdch_report_digest(argv[optind], out, &err) != 0) {
+        fprintf(stderr, "cdcharness report digest: %s\n", err.msg);
+        return CDCH_EXIT_BAD_INPUT;
+    }
+    fprintf(stderr, "digest of %s: %s/{summary.md,verdicts.json}\n", argv[optind], out);
     return CDCH_EXIT_OK;
 }
 
@@ -111,7 +152,9 @@ int cmd_report(int argc, char **argv)
         return do_merge(argc - 1, argv + 1);
     if (strcmp(sub, "render") == 0)
         return do_render(argc - 1, argv + 1);
-    fprintf(stderr, "cdcharness report: unknown subcommand '%s' (merge or render)\n\n", sub);
+    if (strcmp(sub, "digest") == 0)
+        return do_digest(argc - 1, argv + 1);
+    fprintf(stderr, "cdcharness report: unknown subcommand '%s' (merge, render or digest)\n\n", sub);
     report_usage(stderr);
     return CDCH_EXIT_USAGE;
 }

@@ -69,4 +69,10 @@ int cdch_report_merge(const char *out_dir, const char *const *inputs, size_t n, 
 /* The verdict table (one line per cell) and a totals line. */
 void cdch_report_table(cdch_run *r, FILE *f);
 
+/* The small form of a report, for committing: out_dir/summary.md (per
+ * consumer family: verdict counts per version, the causes cited, the verdict
+ * grid) and out_dir/verdicts.json (one line per cell; a valid `--baseline`).
+ * report: a report directory or a report.json. */
+int cdch_report_digest(const char *report, const char *out_dir, cdch_err *err);
+
 #endif
