@@ -9,84 +9,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jsonstr.h"
 #include "report_internal.h"
 #include "setup.h"
 
-/* Next code point of s; *len its byte length; -1 for an invalid byte. */
-static long next_cp(const unsigned char *s, size_t *len)
-{
-    unsigned c = s[0];
-    size_t n;
-    unsigned long cp;
-    if (c < 0x80) {
-        *len = 1;
-        return (long)c;
-    }
-    if ((c & 0xe0) == 0xc0) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        *len = 1;
-        return -1;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80) {
-            *len = 1;
-            return -1;
-        }
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    static const unsigned long min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        *len = 1;
-        return -1;
-    }
-    *len = n;
-    return (long)cp;
-}
-
+/* One JSON string escaper for the whole harness (jsonstr.h): strict UTF-8
+ * (U+FFFD per invalid or cut byte) and DEL escaped, as report.html embeds
+ * the text. Escaped into a scratch buffer, then written. */
 void rep_json_strn(FILE *f, const char *s, size_t n)
 {
-    fputc('"', f);
-    const unsigned char *p = (const unsigned char *)s, *e = p + n;
-    while (p < e) {
-        size_t len;
-        long cp;
-        if (*p == 0) {
-            cp = 0;
-            len = 1;
-        } else {
-            cp = next_cp(p, &len);
-            if (len > (size_t)(e - p)) { /* a sequence cut by n */
-                cp = -1;
-                len = 1;
-            }
-        }
-        if (cp < 0)
-            fputs("\\ufffd", f);
-        else if (cp == '"')
-            fputs("\\\"", f);
-        else if (cp == '\\')
-            fputs("\\\\", f);
-        else if (cp == '\n')
-            fputs("\\n", f);
-        else if (cp == '\r')
-            fputs("\\r", f);
-        else if (cp == '\t')
-            fputs("\\t", f);
-        else if (cp < 0x20 || cp == 0x7f)
-            fprintf(f, "\\u%04lx", (unsigned long)cp);
-        else
-            fwrite(p, 1, len, f);
-        p += len;
-    }
-    fputc('"', f);
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_json_str(&b, s, n, CDCH_JSON_UTF8 | CDCH_JSON_DEL);
+    fwrite(b.data, 1, b.len, f);
+    cdch_buf_free(&b);
 }
 
 void rep_json_str(FILE *f, const char *s)
@@ -138,28 +73,32 @@ void rep_xml_text(FILE *f, const char *s)
     if (!s)
         return;
     const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        size_t len;
-        long cp = next_cp(p, &len);
-        if (cp < 0)
+    size_t n = strlen(s);
+    while (n > 0) {
+        size_t len = cdch_utf8_seq(p, n);
+        unsigned c = p[0];
+        if (len == 0) {
             fputs("\xef\xbf\xbd", f);
-        else if (cp == '&')
+            len = 1;
+        } else if (c == '&') {
             fputs("&amp;", f);
-        else if (cp == '<')
+        } else if (c == '<') {
             fputs("&lt;", f);
-        else if (cp == '>')
+        } else if (c == '>') {
             fputs("&gt;", f);
-        else if (cp == '"')
+        } else if (c == '"') {
             fputs("&quot;", f);
-        else if (cp == '\'')
+        } else if (c == '\'') {
             fputs("&apos;", f);
-        else if (cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r')
+        } else if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
             ; /* not allowed in XML 1.0 */
-        else if (cp == 0xfffe || cp == 0xffff)
-            ;
-        else
+        } else if (len == 3 && c == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf)) {
+            ; /* U+FFFE, U+FFFF: not allowed either */
+        } else {
             fwrite(p, 1, len, f);
+        }
         p += len;
+        n -= len;
     }
 }
 
