@@ -26,7 +26,6 @@
 struct srv_catalog {
     cdch_arena arena;
     char *dir;
-    char *scenario;
     char *mode;
     char *version;
     uint32_t server_id;
@@ -531,7 +530,6 @@ srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cd
     cat->row_image = adup(cat, jstr(&root, "row_image") ? jstr(&root, "row_image") : "FULL");
     cat->row_metadata = adup(cat, jstr(&root, "row_metadata") ? jstr(&root, "row_metadata") : "MINIMAL");
     cat->basename = adup(cat, jstr(&root, "basename") ? jstr(&root, "basename") : "binlog");
-    cat->scenario = adup(cat, jstr(&root, "scenario"));
     cat->mode = adup(cat, jstr(&root, "mode"));
 
     if (files->n == 0) {
@@ -690,7 +688,6 @@ const char *srv_catalog_checksum(const srv_catalog *cat) { return cat->checksum;
 const char *srv_catalog_row_image(const srv_catalog *cat) { return cat->row_image; }
 const char *srv_catalog_row_metadata(const srv_catalog *cat) { return cat->row_metadata; }
 const char *srv_catalog_basename(const srv_catalog *cat) { return cat->basename; }
-const char *srv_catalog_scenario_name(const srv_catalog *cat) { return cat->scenario; }
 
 void srv_catalog_master_status(const srv_catalog *cat, const char **file, uint64_t *position)
 {

@@ -134,7 +134,6 @@ int sql_gtid_subtract(const char *a, const char *b, cdch_arena *ar, cdch_buf *ou
  * CDCH_T_VAR_STRING. global: ignore the session's own SETs. */
 const char *srv_sysvar(srv_conn *c, const char *name, bool global, bool for_show, char *buf, size_t cap,
                        uint8_t *type, bool *is_null);
-bool srv_sysvar_known(const char *name);
 /* SET [GLOBAL|SESSION] name = value: session values are kept per
  * connection; global ones are accepted and ignored (the stream is fixed). */
 int srv_sysvar_set(srv_conn *c, const char *name, const char *value, bool is_null, bool global, sql_ctx *cx);

@@ -95,13 +95,6 @@ void srv_rs_cell(srv_rs *rs, const char *s, size_t n)
 
 void srv_rs_str(srv_rs *rs, const char *s) { srv_rs_cell(rs, s, s ? strlen(s) : 0); }
 
-void srv_rs_int(srv_rs *rs, int64_t v)
-{
-    char b[32];
-    int n = snprintf(b, sizeof b, "%lld", (long long)v);
-    srv_rs_cell(rs, b, (size_t)n);
-}
-
 void srv_rs_uint(srv_rs *rs, uint64_t v)
 {
     char b[32];

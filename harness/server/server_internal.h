@@ -212,7 +212,6 @@ const char *srv_catalog_checksum(const srv_catalog *cat);       /* @@binlog_chec
 const char *srv_catalog_row_image(const srv_catalog *cat);      /* @@binlog_row_image: FULL | MINIMAL | NOBLOB */
 const char *srv_catalog_row_metadata(const srv_catalog *cat);   /* @@binlog_row_metadata: FULL | MINIMAL */
 const char *srv_catalog_basename(const srv_catalog *cat);       /* "binlog" (@@log_bin_basename's last part) */
-const char *srv_catalog_scenario_name(const srv_catalog *cat);  /* stream.json "scenario" */
 /* @@gtid_executed / @@gtid_purged as MySQL prints them (Gtid_set::to_string):
  * UUIDs separated by ",\n"; "" when empty. gtid_purged = the first file's
  * PREVIOUS_GTIDS (what a server computes at startup; empty for generated
@@ -313,7 +312,6 @@ srv_col *srv_rs_col_copy(srv_rs *rs, const srv_col *src, const char *label, cons
                          const char *table, const char *db);
 void srv_rs_cell(srv_rs *rs, const char *s, size_t n);          /* s NULL = SQL NULL; cells fill rows in order */
 void srv_rs_str(srv_rs *rs, const char *s);
-void srv_rs_int(srv_rs *rs, int64_t v);
 void srv_rs_uint(srv_rs *rs, uint64_t v);
 size_t srv_rs_nrows(const srv_rs *rs);
 const char *srv_rs_get(const srv_rs *rs, size_t row, size_t col, size_t *len); /* NULL = SQL NULL */

@@ -196,8 +196,6 @@ static int cmp_var(const void *a, const void *b)
     return strcasecmp((*(const sysvar *const *)a)->name, (*(const sysvar *const *)b)->name);
 }
 
-bool srv_sysvar_known(const char *name) { return find_var(name) != NULL; }
-
 const char *srv_binlog_compression_now(const struct cdch_server *srv)
 {
     const char *mode = srv_catalog_mode(srv->cat);
