@@ -15,6 +15,7 @@
 
 #include "decimal.h"
 #include "json_binary.h"
+#include "jsonstr.h"
 #include "mysql_types.h"
 #include "testutil.h"
 #include "value.h"
@@ -1354,12 +1355,15 @@ START_TEST(base64_and_strings)
     }
     cdch_buf b = CDCH_BUF_INIT;
     static const char s[] = "a\"b\\c\n\x01\x1f/\xc3\xa9";
-    cdch_json_string_append(&b, s, sizeof s - 1);
+    cdch_put_json_str(&b, s, sizeof s - 1, 0);
     ck_assert_str_eq(cdch_buf_cstr(&b), "\"a\\\"b\\\\c\\n\\u0001\\u001f/\xc3\xa9\"");
     cdch_buf_reset(&b);
-    cdch_json_string_append(&b, "x\0y", 3); /* embedded NUL */
+    cdch_put_json_str(&b, "x\0y", 3, 0); /* embedded NUL */
     ck_assert_uint_eq(b.len, 10);
     ck_assert_int_eq(memcmp(b.data, "\"x\\u0000y\"", 10), 0);
+    cdch_buf_reset(&b);
+    cdch_put_json_str(&b, "\x7f\xff\xc3", 3, 0); /* no flags: DEL and bytes >= 0x80 as they are */
+    ck_assert_str_eq(cdch_buf_cstr(&b), "\"\x7f\xff\xc3\"");
     cdch_buf_free(&b);
 }
 END_TEST

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "expect.h"
+#include "jsonstr.h"
 #include "matrix.h"
 #include "proc.h"
 #include "report.h"
@@ -161,7 +162,7 @@ static bool is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void json_str(cdch_buf *b, const char *s) { cdch_json_string_append(b, s, strlen(s)); }
+static void json_str(cdch_buf *b, const char *s) { cdch_put_json_str(b, s, strlen(s), 0); }
 
 /* The report's top-level "matrix" object: equal across shards but for "shard". */
 static char *matrix_json(const cdch_matrix *m, bool quick, unsigned k, unsigned n, size_t total, size_t excluded,

@@ -29,9 +29,10 @@
  *  - Text output follows Json_wrapper::to_string() except that it is
  *    compact (MySQL writes ", " and ": "): strings are escaped like
  *    double_quote() (only '"', '\\' and bytes < 0x20; \b \t \n \f \r by
- *    name, others as \u00xx), doubles like my_gcvt(..., 34 chars) plus
- *    ".0" when the result has neither '.' nor 'e' (1.0 -> 1.0, 1e15 ->
- *    1e15, 1e14 -> 100000000000000.0, 0.1 -> 0.1, 1e-16 -> 1e-16),
+ *    name, others as \u00xx: cdch_put_json_str without flags), doubles
+ *    like my_gcvt(..., 34 chars) plus ".0" when the result has neither
+ *    '.' nor 'e' (1.0 -> 1.0, 1e15 -> 1e15, 1e14 -> 100000000000000.0,
+ *    0.1 -> 0.1, 1e-16 -> 1e-16),
  *    temporal opaques with my_TIME_to_str(..., 6) (so DATETIME/TIME/
  *    TIMESTAMP always carry six fraction digits, DATE none), DECIMAL with
  *    its own scale, VAR_STRING opaques as plain strings (MySQL does the
@@ -50,6 +51,7 @@
 
 #include "cursor.h"
 #include "decimal.h"
+#include "jsonstr.h"
 #include "mysql_types.h"
 #include "temporal.h"
 #include "value.h" /* cdch_base64_append */
@@ -655,43 +657,6 @@ void cdch_json_encode(const cdch_json *j, cdch_buf *out)
  * Text output
  * ==================================================================== */
 
-/* Json double_quote(): escape '"', '\\' and bytes < 0x20 only. */
-static void txt_string(cdch_buf *o, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    cdch_buf_reserve(o, n + 2);
-    cdch_put_u8(o, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        cdch_put_bytes(o, s + run, i - run);
-        run = i + 1;
-        char e[6] = {'\\', 0, 0, 0, 0, 0};
-        size_t el = 2;
-        switch (c) {
-        case '\b': e[1] = 'b'; break;
-        case '\t': e[1] = 't'; break;
-        case '\n': e[1] = 'n'; break;
-        case '\f': e[1] = 'f'; break;
-        case '\r': e[1] = 'r'; break;
-        case '"': e[1] = '"'; break;
-        case '\\': e[1] = '\\'; break;
-        default:
-            e[1] = 'u';
-            e[2] = '0';
-            e[3] = '0';
-            e[4] = hex[c >> 4];
-            e[5] = hex[c & 15];
-            el = 6;
-        }
-        cdch_put_bytes(o, e, el);
-    }
-    cdch_put_bytes(o, s + run, n - run);
-    cdch_put_u8(o, '"');
-}
-
 /* Parse the output of "%.*e" into its significant digits and a
  * dtoa-style decimal point position (value = 0.DIGITS * 10^decpt). */
 static int sci_to_digits(const char *s, char *dig, int *decpt)
@@ -915,7 +880,7 @@ static void txt_opaque(cdch_buf *o, const cdch_json *j)
     case CDCH_T_VAR_STRING:
         /* wrapper_to_string(): "Treat strings saved in opaque as plain
          * json strings". */
-        txt_string(o, (const char *)j->u.opaque.data, j->u.opaque.len);
+        cdch_put_json_str(o, j->u.opaque.data, j->u.opaque.len, 0);
         return;
     default:
         break;
@@ -939,14 +904,14 @@ static void txt_value(cdch_buf *o, const cdch_json *j)
         cdch_put_str(o, num);
         return;
     case CDCH_JSON_DOUBLE: txt_double(o, j->u.d); return;
-    case CDCH_JSON_STRING: txt_string(o, j->u.str.ptr, j->u.str.len); return;
+    case CDCH_JSON_STRING: cdch_put_json_str(o, j->u.str.ptr, j->u.str.len, 0); return;
     case CDCH_JSON_OPAQUE: txt_opaque(o, j); return;
     case CDCH_JSON_OBJECT:
         cdch_put_u8(o, '{');
         for (size_t i = 0; i < j->u.obj.count; i++) {
             if (i)
                 cdch_put_u8(o, ',');
-            txt_string(o, j->u.obj.members[i].key, j->u.obj.members[i].key_len);
+            cdch_put_json_str(o, j->u.obj.members[i].key, j->u.obj.members[i].key_len, 0);
             cdch_put_u8(o, ':');
             txt_value(o, j->u.obj.members[i].value);
         }
@@ -1035,36 +1000,6 @@ static void put_utf8(cdch_buf *b, uint32_t cp)
     }
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-        need = 2;
-        if (c == 0xe0) lo = 0xa0;
-        if (c == 0xed) hi = 0x9f; /* no UTF-16 surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3;
-        if (c == 0xf0) lo = 0x90;
-        if (c == 0xf4) hi = 0x8f;
-    } else
-        return 0;
-    if (n < need + 1)
-        return 0;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i <= need; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return need + 1;
-}
-
 static int hex4(const char *s, uint32_t *out)
 {
     uint32_t v = 0;
@@ -1105,7 +1040,7 @@ static int p_string(jparse *p, const char **out, size_t *out_len)
                           c, c);
         }
         if (c >= 0x80) {
-            size_t sl = utf8_seq((const unsigned char *)p->s + p->pos, p->len - p->pos);
+            size_t sl = cdch_utf8_seq((const uint8_t *)p->s + p->pos, p->len - p->pos);
             if (!sl) {
                 cdch_buf_free(&tmp);
                 return p_fail(p, p->pos, "invalid UTF-8 byte sequence in a string (JSON text must be UTF-8)");
@@ -1725,7 +1660,7 @@ void cdch_json_diff_to_text(const cdch_json_diff *d, cdch_buf *out)
             cdch_buf_printf(out, "%u", (unsigned)o->op);
         }
         cdch_put_str(out, ",\"path\":");
-        txt_string(out, o->path, o->path_len);
+        cdch_put_json_str(out, o->path, o->path_len, 0);
         if (o->op != CDCH_JSON_DIFF_REMOVE) {
             cdch_put_str(out, ",\"value\":");
             cdch_json_to_text(o->value, out);

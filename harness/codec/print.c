@@ -9,6 +9,7 @@
 
 #include "cursor.h"
 #include "gtid.h"
+#include "jsonstr.h"
 #include "mysql_types.h"
 #include "value.h"
 
@@ -73,95 +74,13 @@ void cdch_printer_reset(cdch_printer *p)
 
 /* ------------------------------------------------------------------ helpers */
 
-static void put_hex(cdch_buf *out, const uint8_t *p, size_t n)
+/* Decoded strings may hold any byte: bytes that are not UTF-8 become U+FFFD. */
+static void json_bytes_str(cdch_buf *out, cdch_bytes b)
 {
-    static const char hx[] = "0123456789abcdef";
-    uint8_t *d = cdch_buf_extend(out, n * 2);
-    for (size_t i = 0; i < n; i++) {
-        d[2 * i] = (uint8_t)hx[p[i] >> 4];
-        d[2 * i + 1] = (uint8_t)hx[p[i] & 15];
-    }
+    cdch_put_json_str(out, b.ptr ? b.ptr : (const uint8_t *)"", b.ptr ? b.len : 0, CDCH_JSON_UTF8);
 }
 
-/* Length of the valid UTF-8 sequence at p[0..n), 0 if invalid. */
-static size_t utf8_seq(const uint8_t *p, size_t n)
-{
-    uint8_t b = p[0];
-    if (b < 0x80)
-        return 1;
-    size_t len;
-    uint8_t lo = 0x80, hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-        len = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        len = 3;
-        if (b == 0xE0)
-            lo = 0xA0;
-        else if (b == 0xED)
-            hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        len = 4;
-        if (b == 0xF0)
-            lo = 0x90;
-        else if (b == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return len;
-}
-
-void cdch_print_json_string(cdch_buf *out, const uint8_t *p, size_t n)
-{
-    cdch_put_u8(out, '"');
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            size_t j = i;
-            while (j < n && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' && p[j] != '\\')
-                j++;
-            cdch_put_bytes(out, p + i, j - i);
-            i = j;
-            continue;
-        }
-        switch (c) {
-        case '"': cdch_put_str(out, "\\\""); i++; continue;
-        case '\\': cdch_put_str(out, "\\\\"); i++; continue;
-        case '\n': cdch_put_str(out, "\\n"); i++; continue;
-        case '\r': cdch_put_str(out, "\\r"); i++; continue;
-        case '\t': cdch_put_str(out, "\\t"); i++; continue;
-        case '\b': cdch_put_str(out, "\\b"); i++; continue;
-        case '\f': cdch_put_str(out, "\\f"); i++; continue;
-        default: break;
-        }
-        if (c < 0x20) {
-            cdch_buf_printf(out, "\\u%04x", c);
-            i++;
-            continue;
-        }
-        size_t k = utf8_seq(p + i, n - i);
-        if (k == 0) {
-            cdch_put_str(out, "\\ufffd");
-            i++;
-        } else {
-            cdch_put_bytes(out, p + i, k);
-            i += k;
-        }
-    }
-    cdch_put_u8(out, '"');
-}
-
-static void json_bytes_str(cdch_buf *out, cdch_bytes b) { cdch_print_json_string(out, b.ptr, b.ptr ? b.len : 0); }
-
-static void json_cstr(cdch_buf *out, const char *s) { cdch_print_json_string(out, (const uint8_t *)s, strlen(s)); }
+static void json_cstr(cdch_buf *out, const char *s) { cdch_put_json_str(out, s, strlen(s), CDCH_JSON_UTF8); }
 
 /* `name` with backticks doubled, inside backticks. */
 static void put_quoted_ident(cdch_buf *out, cdch_bytes b)
@@ -761,9 +680,9 @@ static void text_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uin
         for (int pass = 0; pass < 2; pass++) {
             cdch_put_str(out, pass ? "XA " : "\tXA ");
             cdch_put_str(out, x->one_phase ? "COMMIT X'" : "PREPARE X'");
-            put_hex(out, x->data.ptr, gl);
+            cdch_put_hex(out, x->data.ptr, gl);
             cdch_put_str(out, "',X'");
-            put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
+            cdch_put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
             cdch_buf_printf(out, "',%" PRId32 "%s", x->format_id, x->one_phase ? " ONE PHASE" : "");
             cdch_put_str(out, pass ? DELIM "\n" : "\n");
         }
@@ -883,7 +802,7 @@ static void json_query(cdch_buf *out, const cdch_query *q)
             cdch_put_u8(out, ',');
         cdch_buf_printf(out, "{\"code\":%u,\"name\":\"%s\",\"hex\":\"", s->code, status_name(s->code));
         if (s->value.ptr)
-            put_hex(out, s->value.ptr, s->value.len);
+            cdch_put_hex(out, s->value.ptr, s->value.len);
         cdch_put_str(out, "\"}");
     }
     cdch_put_str(out, "]}");
@@ -946,7 +865,7 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
         cdch_buf tmp = CDCH_BUF_INIT;
         cdch_gtid_set_to_text(&ev->u.prev_gtids, &tmp);
         cdch_put_str(out, "{\"gtid_set\":");
-        cdch_print_json_string(out, tmp.data, tmp.len);
+        cdch_put_json_str(out, tmp.data, tmp.len, CDCH_JSON_UTF8);
         cdch_put_u8(out, '}');
         cdch_buf_free(&tmp);
         break;
@@ -958,7 +877,7 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
         cdch_buf gt = CDCH_BUF_INIT;
         put_gtid_text(&gt, ev);
         cdch_put_str(out, "{\"gtid\":");
-        cdch_print_json_string(out, gt.data, gt.len); /* a decoded tag may hold any byte */
+        cdch_put_json_str(out, gt.data, gt.len, CDCH_JSON_UTF8); /* a decoded tag may hold any byte */
         cdch_buf_free(&gt);
         cdch_buf_printf(out,
                         ",\"flags\":%u,\"last_committed\":%" PRId64 ",\"sequence_number\":%" PRId64
@@ -995,9 +914,9 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
         size_t bl = x->bqual_len < dl - gl ? x->bqual_len : dl - gl;
         cdch_buf_printf(out, "{\"one_phase\":%u,\"format_id\":%" PRId32 ",\"gtrid_hex\":\"", x->one_phase,
                         x->format_id);
-        put_hex(out, x->data.ptr, gl);
+        cdch_put_hex(out, x->data.ptr, gl);
         cdch_put_str(out, "\",\"bqual_hex\":\"");
-        put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
+        cdch_put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
         cdch_put_str(out, "\"}");
         break;
     }
@@ -1041,7 +960,7 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
         cdch_bytes b = event_body(ev);
         cdch_buf_printf(out, "{\"body_len\":%zu,\"body_hex\":\"", b.len);
         if (b.ptr)
-            put_hex(out, b.ptr, b.len);
+            cdch_put_hex(out, b.ptr, b.len);
         cdch_put_str(out, "\"}");
         break;
     }
@@ -1070,7 +989,7 @@ static void json_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uin
         cdch_put_str(out, "null");
     if (p->o.hexdump && ev->raw.ptr) {
         cdch_put_str(out, ",\"raw_hex\":\"");
-        put_hex(out, ev->raw.ptr, ev->raw.len);
+        cdch_put_hex(out, ev->raw.ptr, ev->raw.len);
         cdch_put_u8(out, '"');
     }
     cdch_put_str(out, ",\"body\":");

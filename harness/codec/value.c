@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "decimal.h"
+#include "jsonstr.h"
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -831,38 +832,6 @@ void cdch_base64_append(cdch_buf *out, const uint8_t *p, size_t n)
     }
 }
 
-void cdch_json_string_append(cdch_buf *out, const char *p, size_t n)
-{
-    cdch_put_u8(out, '"');
-    size_t run = 0; /* start of the pending run of bytes that need no escape */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)p[i];
-        const char *esc = NULL;
-        char ubuf[8];
-        switch (ch) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        default:
-            if (ch < 0x20) {
-                snprintf(ubuf, sizeof ubuf, "\\u%04x", ch);
-                esc = ubuf;
-            }
-        }
-        if (esc) {
-            cdch_put_bytes(out, p + run, i - run);
-            cdch_put_str(out, esc);
-            run = i + 1;
-        }
-    }
-    cdch_put_bytes(out, p + run, n - run);
-    cdch_put_u8(out, '"');
-}
-
 /* Strict UTF-8 check (no overlongs, no surrogates, <= U+10FFFF). */
 static bool valid_utf8(const uint8_t *p, size_t n)
 {
@@ -1036,16 +1005,6 @@ static void json_number(cdch_buf *out, double d, bool is_float)
     cdch_put_str(out, buf);
 }
 
-static void put_hex(cdch_buf *out, const uint8_t *p, size_t n)
-{
-    static const char hx[] = "0123456789abcdef";
-    uint8_t *d = cdch_buf_extend(out, n * 2);
-    for (size_t i = 0; i < n; i++) {
-        d[2 * i] = (uint8_t)hx[p[i] >> 4];
-        d[2 * i + 1] = (uint8_t)hx[p[i] & 15];
-    }
-}
-
 static float float_at(const uint8_t *p)
 {
     uint32_t bits = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -1085,7 +1044,7 @@ void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *o
     case CDCH_V_BIT: json_u64(out, v->u.u); return;
     case CDCH_V_FLOAT: json_number(out, (double)v->u.f, true); return;
     case CDCH_V_DOUBLE: json_number(out, v->u.d, false); return;
-    case CDCH_V_DECIMAL: cdch_json_string_append(out, (const char *)v->u.bytes.ptr, v->u.bytes.len); return;
+    case CDCH_V_DECIMAL: cdch_put_json_str(out, v->u.bytes.ptr, v->u.bytes.len, 0); return;
     case CDCH_V_DATE:
     case CDCH_V_DATETIME:
     case CDCH_V_TIME: {
@@ -1114,17 +1073,17 @@ void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *o
         } else if (is_latin1_collation(col->collation)) {
             cdch_buf tmp = CDCH_BUF_INIT;
             latin1_to_utf8(&tmp, p, n);
-            cdch_json_string_append(out, (const char *)tmp.data, tmp.len);
+            cdch_put_json_str(out, tmp.data, tmp.len, 0);
             cdch_buf_free(&tmp);
         } else if (wide_charset(col->collation) != WIDE_NONE) {
             cdch_buf tmp = CDCH_BUF_INIT;
             if (wide_to_utf8(wide_charset(col->collation), p, n, &tmp))
-                cdch_json_string_append(out, (const char *)tmp.data, tmp.len);
+                cdch_put_json_str(out, tmp.data, tmp.len, 0);
             else
                 put_base64_object(out, p, n);
             cdch_buf_free(&tmp);
         } else if (valid_utf8(p, n)) {
-            cdch_json_string_append(out, (const char *)p, n);
+            cdch_put_json_str(out, p, n, 0);
         } else {
             put_base64_object(out, p, n);
         }
@@ -1134,7 +1093,7 @@ void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *o
         if (v->u.u == 0)
             cdch_put_str(out, "\"\"");
         else if (col->labels && v->u.u <= col->nlabels && col->labels[v->u.u - 1])
-            cdch_json_string_append(out, col->labels[v->u.u - 1], strlen(col->labels[v->u.u - 1]));
+            cdch_put_json_str(out, col->labels[v->u.u - 1], strlen(col->labels[v->u.u - 1]), 0);
         else
             cdch_buf_printf(out, "%" PRIu64, v->u.u);
         return;
@@ -1155,7 +1114,7 @@ void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *o
             if (!first)
                 cdch_put_u8(out, ',');
             first = false;
-            cdch_json_string_append(out, col->labels[b], strlen(col->labels[b]));
+            cdch_put_json_str(out, col->labels[b], strlen(col->labels[b]), 0);
         }
         cdch_put_u8(out, ']');
         return;
@@ -1173,7 +1132,7 @@ void cdch_value_to_json(const cdch_coldef *col, const cdch_value *v, cdch_buf *o
         return;
     case CDCH_V_GEOMETRY:
         cdch_buf_printf(out, "{\"srid\":%u,\"wkb\":\"", v->u.geom.srid);
-        put_hex(out, v->u.geom.wkb, v->u.geom.len);
+        cdch_put_hex(out, v->u.geom.wkb, v->u.geom.len);
         cdch_put_str(out, "\"}");
         return;
     case CDCH_V_VECTOR: {
@@ -1357,7 +1316,7 @@ static void mysql_json_text(const cdch_json *j, cdch_buf *out, bool quoted, int 
     case CDCH_JSON_DOUBLE: mysql_json_double(out, j->u.d); return;
     case CDCH_JSON_STRING:
         if (quoted)
-            cdch_json_string_append(out, j->u.str.ptr, j->u.str.len);
+            cdch_put_json_str(out, j->u.str.ptr, j->u.str.len, 0);
         else
             cdch_put_bytes(out, j->u.str.ptr, j->u.str.len);
         return;
@@ -1366,7 +1325,7 @@ static void mysql_json_text(const cdch_json *j, cdch_buf *out, bool quoted, int 
         for (size_t i = 0; i < j->u.obj.count; i++) {
             if (i)
                 cdch_put_str(out, ", ");
-            cdch_json_string_append(out, j->u.obj.members[i].key, j->u.obj.members[i].key_len);
+            cdch_put_json_str(out, j->u.obj.members[i].key, j->u.obj.members[i].key_len, 0);
             cdch_put_str(out, ": ");
             mysql_json_text(j->u.obj.members[i].value, out, true, depth + 1);
         }
@@ -1407,7 +1366,7 @@ static void mysql_json_text(const cdch_json *j, cdch_buf *out, bool quoted, int 
             return;
         } else if (ft == CDCH_T_VAR_STRING) {
             if (quoted)
-                cdch_json_string_append(out, (const char *)d, n);
+                cdch_put_json_str(out, d, n, 0);
             else
                 cdch_put_bytes(out, d, n);
             return;
@@ -1416,7 +1375,7 @@ static void mysql_json_text(const cdch_json *j, cdch_buf *out, bool quoted, int 
         cdch_buf_printf(&tmp, "base64:type%u:", (unsigned)ft);
         mysql_base64(&tmp, d, n);
         if (quoted)
-            cdch_json_string_append(out, (const char *)tmp.data, tmp.len);
+            cdch_put_json_str(out, tmp.data, tmp.len, 0);
         else
             cdch_put_bytes(out, tmp.data, tmp.len);
         cdch_buf_free(&tmp);

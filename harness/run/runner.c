@@ -14,6 +14,7 @@
 
 #include "events.h"
 #include "gtid.h"
+#include "jsonstr.h"
 #include "primary.h"
 #include "reader.h"
 #include "proc.h"
@@ -717,9 +718,9 @@ static void json_env(cdch_buf *b, char *const *env, size_t ne)
             continue;
         if (i)
             cdch_put_str(b, ",");
-        cdch_json_string_append(b, env[i], (size_t)(eq - env[i]));
+        cdch_put_json_str(b, env[i], (size_t)(eq - env[i]), 0);
         cdch_put_str(b, ":");
-        cdch_json_string_append(b, eq + 1, strlen(eq + 1));
+        cdch_put_json_str(b, eq + 1, strlen(eq + 1), 0);
     }
     cdch_put_str(b, "}");
 }

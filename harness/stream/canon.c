@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonstr.h"
+
 struct cdch_canon {
     const cdch_scenario *schema;
     char gtid[128];       /* "uuid:gno" or "" for anonymous */
@@ -56,11 +58,11 @@ static void col_name(const cdch_table_map *tm, const cdch_sc_table *st, size_t i
 {
     const char *name = st ? st->cols[i].name : tm->cols[i].name;
     if (name) {
-        cdch_json_string_append(out, name, strlen(name));
+        cdch_put_json_str(out, name, strlen(name), 0);
     } else {
         char at[32];
         int n = snprintf(at, sizeof at, "@%zu", i + 1);
-        cdch_json_string_append(out, at, (size_t)n);
+        cdch_put_json_str(out, at, (size_t)n, 0);
     }
 }
 
@@ -104,9 +106,9 @@ static int rows(cdch_canon *c, uint8_t type, const cdch_rows *r, cdch_err *err)
         const cdch_row *row = &r->rows[k];
         cdch_buf *o = &c->pending;
         cdch_buf_printf(o, "{\"op\":\"%s\",\"db\":", op);
-        cdch_json_string_append(o, (const char *)tm->db.ptr, tm->db.len);
+        cdch_put_json_str(o, tm->db.ptr, tm->db.len, 0);
         cdch_put_str(o, ",\"table\":");
-        cdch_json_string_append(o, (const char *)tm->table.ptr, tm->table.len);
+        cdch_put_json_str(o, tm->table.ptr, tm->table.len, 0);
         cdch_put_str(o, ",\"before\":");
         if (row->before) {
             if (image(c, r, st, row->before, NULL, o, err) != 0)

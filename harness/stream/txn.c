@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ddl.h"
+#include "jsonstr.h"
 #include "stream_internal.h"
 
 /* ---- table maps ---------------------------------------------------------------- */
@@ -234,7 +235,7 @@ static void exp_image(const cdch_sc_table *t, const uint8_t *bm, const cdch_valu
         if (!first)
             cdch_put_u8(out, ',');
         first = false;
-        cdch_json_string_append(out, t->cols[c].name, strlen(t->cols[c].name));
+        cdch_put_json_str(out, t->cols[c].name, strlen(t->cols[c].name), 0);
         cdch_put_u8(out, ':');
         const cdch_value *v = &vals[c];
         if (logged && logged[c].kind == CDCH_V_JSON_DIFF && !(before_bm[c / 8] >> (c % 8) & 1))
@@ -250,9 +251,9 @@ static void exp_queue(sw_writer *w, const cdch_sc_table *t, cdch_sc_op op, const
     static const char *ops[] = {"", "insert", "update", "delete"};
     cdch_buf *e = &w->exp;
     cdch_buf_printf(e, "{\"op\":\"%s\",\"db\":", ops[op]);
-    cdch_json_string_append(e, t->db, strlen(t->db));
+    cdch_put_json_str(e, t->db, strlen(t->db), 0);
     cdch_put_str(e, ",\"table\":");
-    cdch_json_string_append(e, t->name, strlen(t->name));
+    cdch_put_json_str(e, t->name, strlen(t->name), 0);
     cdch_put_str(e, ",\"before\":");
     if (op == CDCH_SC_INSERT)
         cdch_put_str(e, "null");

@@ -102,8 +102,4 @@ void cdch_printer_reset(cdch_printer *p);
  * (payload inner events are printed with it). */
 void cdch_printer_event(cdch_printer *p, const cdch_event *ev, uint64_t offset, cdch_buf *out);
 
-/* JSON string literal (quotes included) of n bytes; invalid UTF-8 bytes
- * become U+FFFD, so the output is always valid JSON. */
-void cdch_print_json_string(cdch_buf *out, const uint8_t *p, size_t n);
-
 #endif

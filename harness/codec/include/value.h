@@ -138,7 +138,5 @@ bool cdch_value_equal(const cdch_value *x, const cdch_value *y);
 
 /* Base64 (RFC 4648, with padding) of n bytes appended to out. */
 void cdch_base64_append(cdch_buf *out, const uint8_t *p, size_t n);
-/* JSON string literal (with quotes) of n bytes of UTF-8 text. */
-void cdch_json_string_append(cdch_buf *out, const char *p, size_t n);
 
 #endif
