@@ -4,10 +4,17 @@
  * Owns: nothing. Each subcommand lives in its own cmd_<name>.c with one
  * entry point `int cmd_<name>(int argc, char **argv)` (argv[0] is the
  * subcommand name) returning the process exit status, and is listed in
- * main.c's table.
+ * main.c's table. opts.c holds what several subcommands share: the options
+ * of `run` and `matrix`, the consumer directory default, the interrupt
+ * handler, the scenario's own stream mode.
  */
 #ifndef CDCH_CLI_H
 #define CDCH_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario.h"
 
 #define CDCH_VERSION "0.1.0"
 
@@ -24,5 +31,63 @@ int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+
+/* ---- shared by the subcommands (opts.c) ------------------------------------------ */
+
+/* The options `run` and `matrix` share. Each command lists its own long
+ * options first and then CLI_CELL_LONGOPTS (glibc names the candidates of an
+ * ambiguous abbreviation in table order), and hands every getopt code its own
+ * switch does not handle to cli_cell_opt. Its own long-only codes start at
+ * CLI_O_EXTRA. */
+enum { CLI_O_BASELINE = 256, CLI_O_REPORT_DIR, CLI_O_CONSUMERS_DIR, CLI_O_QUIET, CLI_O_EXTRA };
+
+#define CLI_CELL_LONGOPTS                                                                                            \
+    {"baseline", required_argument, NULL, CLI_O_BASELINE}, {"timeout", required_argument, NULL, 't'},               \
+        {"report-dir", required_argument, NULL, CLI_O_REPORT_DIR},                                                  \
+        {"consumers-dir", required_argument, NULL, CLI_O_CONSUMERS_DIR}, {"quiet", no_argument, NULL, CLI_O_QUIET}, \
+        {"jobs", required_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}
+
+#define CLI_MAX_CONSUMER_DIRS 32
+
+/* Parsed shared options; the strings point into argv. */
+typedef struct cli_cell_opts {
+    const char *cmd;          /* "run" or "matrix": names the command in messages */
+    bool terse_timeout;       /* matrix's message for a bad --timeout has never quoted
+                               * the value; kept so its messages stay as they were */
+    bool bad;                 /* a value was rejected (the message is printed) */
+    double timeout_s;         /* --timeout; 0: not given */
+    long jobs;                /* -j; the command's default until given */
+    const char *baseline;     /* --baseline REPORT.json or NULL */
+    const char *report_dir;   /* --report-dir (default reports/latest) */
+    const char *dirs[CLI_MAX_CONSUMER_DIRS]; /* --consumers-dir, in order (more are ignored) */
+    size_t ndirs;
+    bool quiet;
+} cli_cell_opts;
+
+void cli_cell_opts_init(cli_cell_opts *o, const char *cmd, long default_jobs);
+
+/* Take getopt code c (with optarg arg) if it is a shared option: returns 1
+ * when taken, 0 when taken but its value was bad (message printed, o->bad
+ * set), -1 when c is not a shared option ('?' included). 'h' is left to the
+ * command (its usage text). */
+int cli_cell_opt(cli_cell_opts *o, int c, const char *arg);
+
+/* *out = the positive number of seconds s gives option opt; false (message
+ * printed, o->bad set) when s is not one. */
+bool cli_secs(cli_cell_opts *o, const char *opt, const char *s, double *out);
+
+bool cli_is_dir(const char *path);
+
+/* Where consumer families live when nothing says: ./consumers, else the
+ * source tree's. */
+const char *cli_default_consumers_dir(void);
+
+/* SIGINT, SIGTERM and SIGHUP stop the running adapters (cdch_proc_interrupt);
+ * the command still writes its report. */
+void cli_trap_interrupts(void);
+
+/* The stream mode a scenario's binlog.compression names ("compressed",
+ * "uncompressed", "flip"), or fallback when it says both. */
+const char *cli_scenario_mode(const cdch_scenario *s, const char *fallback);
 
 #endif

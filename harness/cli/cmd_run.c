@@ -7,17 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "expect.h"
-#include "proc.h"
 #include "report.h"
 #include "runner.h"
-
-#ifndef CDCH_SOURCE_DIR
-#define CDCH_SOURCE_DIR "."
-#endif
+#include "sys.h"
+#include "xalloc.h"
 
 static void run_usage(FILE *f)
 {
@@ -67,25 +63,11 @@ static void run_usage(FILE *f)
             cdch_verdict_names());
 }
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    cdch_proc_interrupt(); /* adapters are stopped and reaped; the report is still written */
-}
-
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* Add a scenario file, or every *.yaml of a directory (sorted). */
 static int add_scenarios(cdch_run *r, const char *path)
 {
     cdch_err err;
-    if (!is_dir(path)) {
+    if (!cli_is_dir(path)) {
         if (cdch_run_add_scenario(r, path, &err) != 0) {
             fprintf(stderr, "cdcharness run: %s\n", err.msg);
             return -1;
@@ -103,15 +85,12 @@ static int add_scenarios(cdch_run *r, const char *path)
     while ((e = readdir(d)) != NULL) {
         size_t l = strlen(e->d_name);
         if (l > 5 && strcmp(e->d_name + l - 5, ".yaml") == 0) {
-            char **nn = realloc(names, (n + 1) * sizeof *names);
-            if (!nn)
-                break;
-            names = nn;
-            names[n++] = strdup(e->d_name);
+            names = cdch_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = cdch_xstrdup(e->d_name);
         }
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    qsort(names, n, sizeof *names, cdch_cmp_strp);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         char p[4096];
@@ -130,171 +109,159 @@ static int add_scenarios(cdch_run *r, const char *path)
     return rc;
 }
 
-static double parse_secs(const char *opt, const char *s, bool *bad)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || v <= 0) {
-        fprintf(stderr, "cdcharness run: %s wants a positive number of seconds, not '%s'\n", opt, s);
-        *bad = true;
-    }
-    return v;
-}
+/* The command line of `run`, parsed. */
+typedef struct run_args {
+    cli_cell_opts co; /* --timeout, -j, --baseline, --report-dir, --consumers-dir, --quiet */
+    const char *consumers[256], *scenarios[1024];
+    size_t nc, ns;
+    const char *mode, *expect, *expect_file;
+    cdch_run_opts ro; /* --grace, --setup-timeout, --idle-after-stream, --keep-streams, --no-watermark */
+} run_args;
 
-int cmd_run(int argc, char **argv)
+/* Parse argv into a; returns -1 to go on, else the exit status (--help,
+ * usage errors). Every bad value is reported before giving up. */
+static int run_parse(int argc, char **argv, run_args *a)
 {
-    enum {
-        O_EXPECT_FILE = 256, O_BASELINE, O_REPORT_DIR, O_CONSUMERS_DIR, O_KEEP, O_QUIET, O_GRACE, O_SETUP_TIMEOUT,
-        O_IDLE, O_NO_WATERMARK
-    };
+    enum { O_EXPECT_FILE = CLI_O_EXTRA, O_GRACE, O_SETUP_TIMEOUT, O_IDLE, O_KEEP, O_NO_WATERMARK };
     static const struct option opts[] = {
         {"consumer", required_argument, NULL, 'c'},
         {"scenario", required_argument, NULL, 's'},
         {"mode", required_argument, NULL, 'm'},
         {"expect", required_argument, NULL, 'e'},
         {"expect-file", required_argument, NULL, O_EXPECT_FILE},
-        {"baseline", required_argument, NULL, O_BASELINE},
-        {"timeout", required_argument, NULL, 't'},
         {"grace", required_argument, NULL, O_GRACE},
         {"setup-timeout", required_argument, NULL, O_SETUP_TIMEOUT},
         {"idle-after-stream", required_argument, NULL, O_IDLE},
-        {"report-dir", required_argument, NULL, O_REPORT_DIR},
-        {"consumers-dir", required_argument, NULL, O_CONSUMERS_DIR},
         {"keep-streams", no_argument, NULL, O_KEEP},
         {"no-watermark", no_argument, NULL, O_NO_WATERMARK},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"jobs", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
+        CLI_CELL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    const char *consumers[256], *scenarios[1024], *dirs[32];
-    size_t nc = 0, ns = 0, nd = 0;
-    const char *mode = "both", *expect = NULL, *expect_file = NULL, *baseline = NULL;
-    const char *report_dir = "reports/latest";
-    cdch_run_opts ro;
-    cdch_run_opts_init(&ro);
-    ro.progress = stderr;
-    bool bad = false;
+    memset(a, 0, sizeof *a);
+    cli_cell_opts_init(&a->co, "run", 1);
+    cdch_run_opts_init(&a->ro);
+    a->mode = "both";
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:s:m:e:t:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            if (nc < 256)
-                consumers[nc++] = optarg;
+            if (a->nc < 256)
+                a->consumers[a->nc++] = optarg;
             break;
         case 's':
-            if (ns < 1024)
-                scenarios[ns++] = optarg;
+            if (a->ns < 1024)
+                a->scenarios[a->ns++] = optarg;
             break;
-        case 'm': mode = optarg; break;
-        case 'e': expect = optarg; break;
-        case O_EXPECT_FILE: expect_file = optarg; break;
-        case O_BASELINE: baseline = optarg; break;
-        case 't': ro.timeout_s = parse_secs("--timeout", optarg, &bad); break;
-        case O_GRACE: ro.grace_s = parse_secs("--grace", optarg, &bad); break;
-        case O_SETUP_TIMEOUT: ro.setup_timeout_s = parse_secs("--setup-timeout", optarg, &bad); break;
-        case O_IDLE: ro.idle_after_stream_s = parse_secs("--idle-after-stream", optarg, &bad); break;
-        case O_REPORT_DIR: report_dir = optarg; break;
-        case O_CONSUMERS_DIR:
-            if (nd < 32)
-                dirs[nd++] = optarg;
-            break;
-        case O_KEEP: ro.keep_streams = true; break;
-        case O_NO_WATERMARK: ro.watermark = false; break;
-        case O_QUIET: ro.progress = NULL; break;
-        case 'j': {
-            char *end;
-            long j = strtol(optarg, &end, 10);
-            if (*end || j < 1 || j > 256) {
-                fprintf(stderr, "cdcharness run: -j wants 1..256, not '%s'\n", optarg);
-                bad = true;
-            }
-            ro.jobs = (int)j;
-            break;
-        }
+        case 'm': a->mode = optarg; break;
+        case 'e': a->expect = optarg; break;
+        case O_EXPECT_FILE: a->expect_file = optarg; break;
+        case O_GRACE: cli_secs(&a->co, "--grace", optarg, &a->ro.grace_s); break;
+        case O_SETUP_TIMEOUT: cli_secs(&a->co, "--setup-timeout", optarg, &a->ro.setup_timeout_s); break;
+        case O_IDLE: cli_secs(&a->co, "--idle-after-stream", optarg, &a->ro.idle_after_stream_s); break;
+        case O_KEEP: a->ro.keep_streams = true; break;
+        case O_NO_WATERMARK: a->ro.watermark = false; break;
         case 'h': run_usage(stdout); return CDCH_EXIT_OK;
-        default: run_usage(stderr); return CDCH_EXIT_USAGE;
+        default:
+            if (cli_cell_opt(&a->co, c, optarg) < 0) {
+                run_usage(stderr);
+                return CDCH_EXIT_USAGE;
+            }
+            break;
         }
     }
-    for (int i = optind; i < argc && ns < 1024; i++)
-        scenarios[ns++] = argv[i];
-    if (bad)
+    for (int i = optind; i < argc && a->ns < 1024; i++)
+        a->scenarios[a->ns++] = argv[i];
+    if (a->co.bad)
         return CDCH_EXIT_USAGE;
-    if (!nc || !ns) {
-        fprintf(stderr, "cdcharness run: %s\n\n", !nc ? "give at least one --consumer FAMILY[@VERSION]"
-                                                      : "give at least one --scenario PATH");
+    if (!a->nc || !a->ns) {
+        fprintf(stderr, "cdcharness run: %s\n\n", !a->nc ? "give at least one --consumer FAMILY[@VERSION]"
+                                                         : "give at least one --scenario PATH");
         run_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
-    if ((expect_file != NULL) + (baseline != NULL) > 1) {
+    if ((a->expect_file != NULL) + (a->co.baseline != NULL) > 1) {
         fprintf(stderr, "cdcharness run: --expect-file and --baseline exclude each other\n");
         return CDCH_EXIT_USAGE;
     }
+    if (a->co.timeout_s > 0)
+        a->ro.timeout_s = a->co.timeout_s;
+    a->ro.jobs = (int)a->co.jobs;
+    a->ro.progress = a->co.quiet ? NULL : stderr;
+    a->ro.report_dir = a->co.report_dir;
+    return -1;
+}
+
+/* The expectations --expect, --expect-file or --baseline give; NULL (message
+ * printed) when one is bad. */
+static cdch_expect *run_expect(const run_args *a)
+{
     cdch_expect *ex = cdch_expect_new();
-    if (expect) {
+    if (a->expect) {
         cdch_verdict v;
-        if (strcmp(expect, "manifest") == 0) {
+        if (strcmp(a->expect, "manifest") == 0) {
             cdch_expect_use_manifests(ex, true);
-        } else if (cdch_verdict_parse(expect, &v) == 0) {
+        } else if (cdch_verdict_parse(a->expect, &v) == 0) {
             cdch_expect_set_default(ex, v);
         } else {
-            fprintf(stderr, "cdcharness run: unknown --expect '%s' (%s, or manifest)\n", expect, cdch_verdict_names());
+            fprintf(stderr, "cdcharness run: unknown --expect '%s' (%s, or manifest)\n", a->expect,
+                    cdch_verdict_names());
             cdch_expect_free(ex);
-            return CDCH_EXIT_USAGE;
+            return NULL;
         }
     }
     cdch_err err;
-    if ((expect_file && cdch_expect_load_file(ex, expect_file, &err) != 0) ||
-        (baseline && cdch_expect_load_baseline(ex, baseline, &err) != 0)) {
+    if ((a->expect_file && cdch_expect_load_file(ex, a->expect_file, &err) != 0) ||
+        (a->co.baseline && cdch_expect_load_baseline(ex, a->co.baseline, &err) != 0)) {
         fprintf(stderr, "cdcharness run: %s\n", err.msg);
         cdch_expect_free(ex);
-        return CDCH_EXIT_USAGE;
+        return NULL;
     }
-    /* consumer directories */
-    char *envdirs = NULL;
-    if (!nd) {
-        const char *e = getenv("CDCH_CONSUMERS");
-        if (e && *e) {
-            envdirs = strdup(e);
-            for (char *t = strtok(envdirs, ":"); t && nd < 32; t = strtok(NULL, ":"))
-                dirs[nd++] = t;
-        } else if (is_dir("consumers")) {
-            dirs[nd++] = "consumers";
-        } else {
-            dirs[nd++] = CDCH_SOURCE_DIR "/consumers";
-        }
+    return ex;
+}
+
+/* Without --consumers-dir: $CDCH_CONSUMERS (':'-separated; *envdirs is the
+ * malloc'd copy the entries point into), else the default directory. */
+static void run_consumer_dirs(run_args *a, char **envdirs)
+{
+    *envdirs = NULL;
+    if (a->co.ndirs)
+        return;
+    const char *e = getenv("CDCH_CONSUMERS");
+    if (e && *e) {
+        *envdirs = cdch_xstrdup(e);
+        for (char *t = strtok(*envdirs, ":"); t && a->co.ndirs < CLI_MAX_CONSUMER_DIRS; t = strtok(NULL, ":"))
+            a->co.dirs[a->co.ndirs++] = t;
+    } else {
+        a->co.dirs[a->co.ndirs++] = cli_default_consumers_dir();
     }
-    ro.consumer_dirs = dirs;
-    ro.nconsumer_dirs = nd;
-    ro.report_dir = report_dir;
-    cdch_run *r = cdch_run_new(&ro);
+}
+
+/* Plan, run, judge and report the cells a describes. */
+static int run_execute(run_args *a, cdch_expect *ex)
+{
+    cdch_err err;
+    cdch_run *r = cdch_run_new(&a->ro);
     int rc = CDCH_EXIT_OK;
-    if (cdch_run_set_mode(r, mode, &err) != 0) {
+    if (cdch_run_set_mode(r, a->mode, &err) != 0) {
         fprintf(stderr, "cdcharness run: %s\n", err.msg);
         rc = CDCH_EXIT_USAGE;
         goto out;
     }
-    for (size_t i = 0; i < nc; i++) {
-        if (cdch_run_add_consumer(r, consumers[i], &err) != 0) {
+    for (size_t i = 0; i < a->nc; i++) {
+        if (cdch_run_add_consumer(r, a->consumers[i], &err) != 0) {
             fprintf(stderr, "cdcharness run: %s\n", err.msg);
             rc = CDCH_EXIT_USAGE;
             goto out;
         }
     }
-    for (size_t i = 0; i < ns; i++) {
-        if (add_scenarios(r, scenarios[i]) != 0) {
+    for (size_t i = 0; i < a->ns; i++) {
+        if (add_scenarios(r, a->scenarios[i]) != 0) {
             rc = CDCH_EXIT_BAD_INPUT;
             goto out;
         }
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    cli_trap_interrupts();
     if (cdch_run_execute(r, &err) != 0) {
         fprintf(stderr, "cdcharness run: %s\n", err.msg);
         rc = CDCH_EXIT_BAD_INPUT;
@@ -303,17 +270,38 @@ int cmd_run(int argc, char **argv)
     size_t unmet = cdch_expect_apply(ex, r);
     cdch_report_table(r, stdout);
     fflush(stdout);
-    if (cdch_report_write(r, report_dir, &err) != 0) {
+    if (cdch_report_write(r, a->ro.report_dir, &err) != 0) {
         fprintf(stderr, "cdcharness run: report: %s\n", err.msg);
         rc = CDCH_EXIT_BAD_INPUT;
-    } else if (ro.progress) {
-        fprintf(stderr, "reports: %s/{report.html,report.json,junit.xml,summary.md}\n", report_dir);
+    } else if (a->ro.progress) {
+        fprintf(stderr, "reports: %s/{report.html,report.json,junit.xml,summary.md}\n", a->ro.report_dir);
     }
     if (unmet)
         rc = CDCH_EXIT_BAD_INPUT;
 out:
     cdch_run_free(r);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args *a = cdch_xcalloc(1, sizeof *a);
+    int rc = run_parse(argc, argv, a);
+    if (rc >= 0)
+        goto out;
+    cdch_expect *ex = run_expect(a);
+    if (!ex) {
+        rc = CDCH_EXIT_USAGE;
+        goto out;
+    }
+    char *envdirs;
+    run_consumer_dirs(a, &envdirs);
+    a->ro.consumer_dirs = a->co.dirs;
+    a->ro.nconsumer_dirs = a->co.ndirs;
+    rc = run_execute(a, ex);
     cdch_expect_free(ex);
     free(envdirs);
+out:
+    free(a);
     return rc;
 }

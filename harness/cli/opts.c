@@ -1,0 +1,104 @@
+/* opts.c — what several subcommands share: the options of `run` and
+ * `matrix` (timeout, jobs, baseline, report and consumer directories,
+ * quiet), the consumer directory default, the interrupt handler, and the
+ * stream mode a scenario names. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "proc.h"
+
+#ifndef CDCH_SOURCE_DIR
+#define CDCH_SOURCE_DIR "."
+#endif
+
+void cli_cell_opts_init(cli_cell_opts *o, const char *cmd, long default_jobs)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = cmd;
+    o->jobs = default_jobs;
+    o->report_dir = "reports/latest";
+}
+
+bool cli_secs(cli_cell_opts *o, const char *opt, const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    if (!*end && *out > 0)
+        return true;
+    if (o->terse_timeout)
+        fprintf(stderr, "cdcharness %s: %s wants a positive number of seconds\n", o->cmd, opt);
+    else
+        fprintf(stderr, "cdcharness %s: %s wants a positive number of seconds, not '%s'\n", o->cmd, opt, s);
+    o->bad = true;
+    return false;
+}
+
+int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
+{
+    bool ok = true;
+    switch (c) {
+    case 't': ok = cli_secs(o, "--timeout", arg, &o->timeout_s); break;
+    case 'j': {
+        char *end;
+        o->jobs = strtol(arg, &end, 10);
+        if (*end || o->jobs < 1 || o->jobs > 256) {
+            fprintf(stderr, "cdcharness %s: -j wants 1..256, not '%s'\n", o->cmd, arg);
+            o->bad = true;
+            ok = false;
+        }
+        break;
+    }
+    case CLI_O_BASELINE: o->baseline = arg; break;
+    case CLI_O_REPORT_DIR: o->report_dir = arg; break;
+    case CLI_O_CONSUMERS_DIR:
+        if (o->ndirs < CLI_MAX_CONSUMER_DIRS)
+            o->dirs[o->ndirs++] = arg;
+        break;
+    case CLI_O_QUIET: o->quiet = true; break;
+    default: return -1;
+    }
+    return ok ? 1 : 0;
+}
+
+bool cli_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *cli_default_consumers_dir(void)
+{
+    return cli_is_dir("consumers") ? "consumers" : CDCH_SOURCE_DIR "/consumers";
+}
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    cdch_proc_interrupt(); /* adapters are stopped and reaped; the report is still written */
+}
+
+void cli_trap_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+const char *cli_scenario_mode(const cdch_scenario *s, const char *fallback)
+{
+    switch (s->binlog.compression) {
+    case CDCH_COMPRESSION_ON: return "compressed";
+    case CDCH_COMPRESSION_OFF: return "uncompressed";
+    case CDCH_COMPRESSION_FLIP: return "flip";
+    default: return fallback;
+    }
+}
