@@ -22,6 +22,7 @@
 #include "event.h"
 #include "reader.h"
 #include "server_internal.h"
+#include "xalloc.h"
 
 struct srv_catalog {
     cdch_arena arena;
@@ -483,9 +484,7 @@ static char *adup(srv_catalog *cat, const char *s) { return cdch_arena_strdup(&c
 srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cdch_err *err)
 {
     (void)s; /* everything needed is in stream.json and the files */
-    srv_catalog *cat = calloc(1, sizeof *cat);
-    if (!cat)
-        abort();
+    srv_catalog *cat = cdch_xcalloc(1, sizeof *cat);
     cat->dir = adup(cat, stream_dir);
     char path[4096];
     snprintf(path, sizeof path, "%s/stream.json", stream_dir);

@@ -132,6 +132,7 @@ static ssize_t ifile_need(ifile *f, size_t n)
         size_t ncap = f->cap ? f->cap : READ_AHEAD;
         while (ncap < n)
             ncap *= 2;
+        /* up to ~1 GiB for one event: failing is an I/O error for the dump, not an abort */
         uint8_t *nr = realloc(f->raw, ncap + PKT_PREFIX);
         if (!nr)
             return -1;

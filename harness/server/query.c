@@ -25,6 +25,7 @@
 #include "gtid.h"
 #include "mysql_types.h"
 #include "query_internal.h"
+#include "xalloc.h"
 
 typedef struct qstmt {
     const char *sql;   /* the statement, comments stripped */
@@ -411,10 +412,8 @@ static int h_select(srv_conn *c, qstmt *q, srv_result *res)
 
     /* rows that pass WHERE */
     size_t nsrc = has_from ? srv_rs_nrows(&src) : 1;
-    size_t *rows = malloc((nsrc ? nsrc : 1) * sizeof *rows);
+    size_t *rows = cdch_xcalloc(nsrc, sizeof *rows);
     size_t nrows = 0;
-    if (!rows)
-        abort();
     for (size_t r = 0; r < nsrc; r++) {
         if (where) {
             cx.rs = has_from ? &src : NULL;
@@ -746,10 +745,8 @@ static int h_show_tables(srv_conn *c, qstmt *q, srv_result *res)
     if (full)
         srv_rs_col(&all, "Table_type", CDCH_T_VAR_STRING);
     const cdch_scenario *s = c->srv->s;
-    const cdch_sc_table **ts = malloc((s->ntables + 1) * sizeof *ts);
+    const cdch_sc_table **ts = cdch_xcalloc(s->ntables, sizeof *ts);
     size_t n = 0;
-    if (!ts)
-        abort();
     for (size_t i = 0; i < s->ntables; i++)
         if (strcmp(s->tables[i].db, db) == 0)
             ts[n++] = &s->tables[i];

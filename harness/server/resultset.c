@@ -17,6 +17,7 @@
 
 #include "mysql_types.h"
 #include "server_internal.h"
+#include "xalloc.h"
 
 void srv_rs_init(srv_rs *rs)
 {
@@ -36,9 +37,7 @@ srv_col *srv_rs_col(srv_rs *rs, const char *name, uint8_t type)
 {
     if (rs->ncols == rs->capcols) {
         rs->capcols = rs->capcols ? rs->capcols * 2 : 8;
-        rs->cols = realloc(rs->cols, rs->capcols * sizeof *rs->cols);
-        if (!rs->cols)
-            abort();
+        rs->cols = cdch_xrealloc(rs->cols, rs->capcols * sizeof *rs->cols);
     }
     srv_col *c = &rs->cols[rs->ncols++];
     memset(c, 0, sizeof *c);
@@ -82,9 +81,7 @@ void srv_rs_cell(srv_rs *rs, const char *s, size_t n)
 {
     if (rs->ncells == rs->capoff) {
         rs->capoff = rs->capoff ? rs->capoff * 2 : 64;
-        rs->off = realloc(rs->off, rs->capoff * sizeof *rs->off);
-        if (!rs->off)
-            abort();
+        rs->off = cdch_xrealloc(rs->off, rs->capoff * sizeof *rs->off);
     }
     rs->off[rs->ncells++] = rs->cells.len;
     cdch_put_u8(&rs->cells, s ? 1 : 0);

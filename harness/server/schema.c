@@ -18,6 +18,7 @@
 
 #include "mysql_types.h"
 #include "query_internal.h"
+#include "xalloc.h"
 
 static const char *const k_system_dbs[] = {"information_schema", "mysql", "performance_schema", "sys"};
 #define N_SYSTEM (sizeof k_system_dbs / sizeof k_system_dbs[0])
@@ -52,9 +53,7 @@ const char *srv_schema_db(const struct cdch_server *srv, size_t i)
     size_t n = srv_schema_ndbs(srv);
     if (i >= n)
         return NULL;
-    const char **names = malloc(n * sizeof *names);
-    if (!names)
-        abort();
+    const char **names = cdch_xcalloc(n, sizeof *names);
     for (size_t k = 0; k < N_SYSTEM; k++)
         names[k] = k_system_dbs[k];
     for (size_t k = 0; k < srv->s->ndbs; k++)

@@ -24,6 +24,7 @@
 
 #include "query_internal.h"
 #include "server_internal.h"
+#include "xalloc.h"
 
 enum {
     COM_SLEEP = 0x00, COM_QUIT = 0x01, COM_INIT_DB = 0x02, COM_QUERY = 0x03, COM_FIELD_LIST = 0x04,
@@ -151,13 +152,7 @@ uint16_t cdch_server_port(const cdch_server *srv) { return srv->port; }
 
 /* ---- one connection --------------------------------------------------------------------- */
 
-static char *dup_or(const char *s, const char *def)
-{
-    char *r = strdup(s ? s : def);
-    if (!r)
-        abort();
-    return r;
-}
+static char *dup_or(const char *s, const char *def) { return cdch_xstrdup(s ? s : def); }
 
 static int run_dump(srv_conn *c, uint8_t cmd, const uint8_t *p, size_t n)
 {
@@ -307,9 +302,7 @@ static void *conn_thread(void *arg)
     close(c->fd);
     if (srv->nended == srv->capended) {
         srv->capended = srv->capended ? srv->capended * 2 : 16;
-        srv->ended = realloc(srv->ended, srv->capended * sizeof *srv->ended);
-        if (!srv->ended)
-            abort();
+        srv->ended = cdch_xrealloc(srv->ended, srv->capended * sizeof *srv->ended);
     }
     srv->ended[srv->nended++] = pthread_self();
     srv->nthreads--;
@@ -327,9 +320,7 @@ static void reap(struct cdch_server *srv)
     size_t n = srv->nended;
     pthread_t *t = NULL;
     if (n) {
-        t = malloc(n * sizeof *t);
-        if (!t)
-            abort();
+        t = cdch_xcalloc(n, sizeof *t);
         memcpy(t, srv->ended, n * sizeof *t);
         srv->nended = 0;
     }
@@ -367,9 +358,7 @@ static void *accept_thread(void *arg)
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        srv_conn *c = calloc(1, sizeof *c);
-        if (!c)
-            abort();
+        srv_conn *c = cdch_xcalloc(1, sizeof *c);
         c->srv = srv;
         c->fd = fd;
         c->status = SERVER_STATUS_AUTOCOMMIT;
@@ -383,9 +372,7 @@ static void *accept_thread(void *arg)
         c->id = ++srv->next_conn_id;
         if (srv->nconns == srv->capconns) {
             srv->capconns = srv->capconns ? srv->capconns * 2 : 16;
-            srv->conns = realloc(srv->conns, srv->capconns * sizeof *srv->conns);
-            if (!srv->conns)
-                abort();
+            srv->conns = cdch_xrealloc(srv->conns, srv->capconns * sizeof *srv->conns);
         }
         srv->conns[srv->nconns++] = c;
         srv->nthreads++;
@@ -455,9 +442,7 @@ cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, con
     if (!o)
         o = &defaults;
     signal(SIGPIPE, SIG_IGN);
-    cdch_server *srv = calloc(1, sizeof *srv);
-    if (!srv)
-        abort();
+    cdch_server *srv = cdch_xcalloc(1, sizeof *srv);
     srv->listen_fd = -1;
     srv->s = s;
     srv->opts = *o;

@@ -19,6 +19,7 @@
 #include "cursor.h"
 #include "mysql_types.h"
 #include "query_internal.h"
+#include "xalloc.h"
 
 struct srv_stmt {
     srv_stmt *next;
@@ -100,17 +101,13 @@ int srv_stmt_prepare(srv_conn *c, const uint8_t *p, size_t n)
                        : conn_err(c, 1064, "42000", "You have an error in your SQL syntax: a prepared statement "
                                                     "holds one statement");
     }
-    srv_stmt *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
-    s->sql = strdup(stmts[0]);
+    srv_stmt *s = cdch_xcalloc(1, sizeof *s);
+    s->sql = cdch_xstrdup(stmts[0]);
     cdch_arena_free(&a);
     s->nparams = placeholders(s->sql, NULL, 0);
-    s->types = calloc(s->nparams + 1, sizeof *s->types);
-    s->long_data = calloc(s->nparams + 1, sizeof *s->long_data);
-    s->has_long = calloc(s->nparams + 1, sizeof *s->has_long);
-    if (!s->sql || !s->types || !s->long_data || !s->has_long)
-        abort();
+    s->types = cdch_xcalloc(s->nparams + 1, sizeof *s->types);
+    s->long_data = cdch_xcalloc(s->nparams + 1, sizeof *s->long_data);
+    s->has_long = cdch_xcalloc(s->nparams + 1, sizeof *s->has_long);
 
     srv_result res;
     srv_result_init(&res);
@@ -138,9 +135,7 @@ int srv_stmt_prepare(srv_conn *c, const uint8_t *p, size_t n)
     int r = conn_write(c, b.data, b.len);
     cdch_buf_free(&b);
     if (r == 0 && s->nparams) {
-        srv_col *pc = calloc(s->nparams, sizeof *pc);
-        if (!pc)
-            abort();
+        srv_col *pc = cdch_xcalloc(s->nparams, sizeof *pc);
         for (size_t i = 0; i < s->nparams; i++) {
             pc[i].name = "?";
             pc[i].org_name = pc[i].table = pc[i].org_table = pc[i].db = "";
@@ -306,9 +301,7 @@ int srv_stmt_execute(srv_conn *c, const uint8_t *p, size_t n)
         if (!cdch_cur_ok(&cur) || !s->types_bound)
             return conn_err(c, 1835, "HY000", "Malformed communication packet (COM_STMT_EXECUTE parameters)");
     }
-    size_t *pos = calloc(s->nparams + 1, sizeof *pos);
-    if (!pos)
-        abort();
+    size_t *pos = cdch_xcalloc(s->nparams + 1, sizeof *pos);
     placeholders(s->sql, pos, s->nparams);
     cdch_buf sql = CDCH_BUF_INIT;
     size_t last = 0;

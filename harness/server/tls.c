@@ -23,6 +23,7 @@
 #include <openssl/x509.h>
 
 #include "server_internal.h"
+#include "xalloc.h"
 
 static int ssl_fail(cdch_err *err, const char *what)
 {
@@ -121,9 +122,7 @@ int srv_tls_init(struct cdch_server *srv, cdch_err *err)
     }
     char *pem = NULL;
     long n = BIO_get_mem_data(bio, &pem);
-    srv->rsa_pub_pem = malloc((size_t)n + 1);
-    if (!srv->rsa_pub_pem)
-        abort();
+    srv->rsa_pub_pem = cdch_xcalloc((size_t)n + 1, 1);
     memcpy(srv->rsa_pub_pem, pem, (size_t)n);
     srv->rsa_pub_pem[n] = 0;
     BIO_free(bio);
