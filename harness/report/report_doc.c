@@ -1,10 +1,10 @@
 /* report_doc.c — report.json parsed: loading, checking, joining shards,
  * sorting, writing back with recomputed totals. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
+#include "sys.h"
 #include "verdict.h"
 #include "xalloc.h"
 
@@ -139,24 +139,11 @@ int rep_doc_add(rep_doc *d, const char *text, size_t len, const char *name, cons
 
 int rep_doc_load(rep_doc *d, const char *path, const char *src_dir, cdch_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cdch_err_set(err, "cannot read %s: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            cap = cap ? cap * 2 : 1 << 20;
-            text = cdch_xrealloc(text, cap);
-        }
-        size_t n = fread(text + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    int rc = bad ? cdch_err_set(err, "cannot read %s", path) : rep_doc_add(d, text, len, path, src_dir, err);
+    size_t len;
+    char *text = cdch_read_file(path, 0, &len, err);
+    if (!text)
+        return -1; /* "PATH: reason" */
+    int rc = rep_doc_add(d, text, len, path, src_dir, err);
     free(text);
     return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "events.h"
+#include "sys.h"
 
 typedef struct rule {
     char *consumer, *scenario, *mode; /* "*" = any */
@@ -119,22 +120,16 @@ int cdch_expect_load_file(cdch_expect *e, const char *path, cdch_err *err)
 
 int cdch_expect_load_baseline(cdch_expect *e, const char *path, cdch_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    cdch_buf b = CDCH_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        cdch_put_bytes(&b, chunk, n);
-    fclose(f);
+    size_t len;
+    char *text = cdch_read_file(path, 0, &len, err);
+    if (!text)
+        return -1; /* "PATH: reason" */
     cdch_arena a = CDCH_ARENA_INIT;
     cdch_jv *root;
-    const char *text = cdch_buf_cstr(&b);
-    if (cdch_jv_parse(text, b.len, &a, &root, err) != 0) {
-        cdch_err_wrap(err, "%s: not a JSON report: ", path);
+    if (cdch_jv_parse(text, len, &a, &root, err) != 0) {
+        cdch_err_wrap(err, "%s: not a JSON report", path);
         cdch_arena_free(&a);
-        cdch_buf_free(&b);
+        free(text);
         return -1;
     }
     const cdch_jv *cells = cdch_jv_get(root, "cells");
@@ -156,7 +151,7 @@ int cdch_expect_load_baseline(cdch_expect *e, const char *path, cdch_err *err)
         }
     }
     cdch_arena_free(&a);
-    cdch_buf_free(&b);
+    free(text);
     if (rc == 0) {
         free(e->baseline);
         e->baseline = dup(path);
