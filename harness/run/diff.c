@@ -519,7 +519,7 @@ static bool jv_equal(const cdch_jv *x, const cdch_jv *y)
     return false;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_jv_str(const void *a, const void *b)
 {
     const cdch_jv *x = *(const cdch_jv *const *)a, *y = *(const cdch_jv *const *)b;
     size_t n = x->u.str.len < y->u.str.len ? x->u.str.len : y->u.str.len;
@@ -546,8 +546,8 @@ static bool set_equal(const cdch_jv *x, const cdch_jv *y)
     const cdch_jv **a = xcalloc(n, sizeof *a), **b = xcalloc(n, sizeof *b);
     memcpy(a, x->u.arr.items, n * sizeof *a);
     memcpy(b, y->u.arr.items, n * sizeof *b);
-    qsort(a, n, sizeof *a, cmp_str);
-    qsort(b, n, sizeof *b, cmp_str);
+    qsort(a, n, sizeof *a, cmp_jv_str);
+    qsort(b, n, sizeof *b, cmp_jv_str);
     bool eq = true;
     for (size_t i = 0; eq && i < n; i++)
         eq = a[i]->u.str.len == b[i]->u.str.len && memcmp(a[i]->u.str.ptr, b[i]->u.str.ptr, a[i]->u.str.len) == 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+#include "sys.h"
 #include "verdict.h"
 #include "xalloc.h"
 #include "yamlfile.h"
@@ -23,19 +24,12 @@ typedef struct mctx {
     cdch_err *err;
 } mctx;
 
-static int fail(mctx *c, const yaml_node_t *n, const char *msg, const char *arg)
+static int fail(mctx *c, const yaml_node_t *n, const char *fmt, const char *arg)
 {
-    char m[400];
-    snprintf(m, sizeof m, msg, arg ? arg : "");
-    cdch_err_set(c->err, "%s:%lu:%lu: %s", c->path, n ? (unsigned long)n->start_mark.line + 1 : 1ul,
-                 n ? (unsigned long)n->start_mark.column + 1 : 1ul, m);
-    return -1;
+    return cdch_yaml_fail(c->err, c->path, n, fmt, arg);
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+#define scalar cdch_yaml_scalar
 
 static int str_list(mctx *c, yaml_node_t *n, const char *key, char ***out, size_t *nout)
 {
@@ -538,7 +532,6 @@ cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err)
     return m;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* "a, b, c" of the families in dirs (folders with a manifest.yaml). */
 static void list_families(const char *const *dirs, size_t ndirs, char *out, size_t outsz)
@@ -561,7 +554,7 @@ static void list_families(const char *const *dirs, size_t ndirs, char *out, size
         }
         closedir(d);
     }
-    qsort(names, n, sizeof *names, cmp_str);
+    qsort(names, n, sizeof *names, cdch_cmp_strp);
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {

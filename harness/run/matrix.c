@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "sys.h"
 #include "verdict.h"
 #include "xalloc.h"
 #include "yamlfile.h"
@@ -28,16 +29,10 @@ typedef struct mctx {
 
 static int fail(mctx *c, const yaml_node_t *n, const char *fmt, const char *arg)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, arg ? arg : "");
-    return cdch_err_set(c->err, "%s:%lu:%lu: %s", c->path, n ? (unsigned long)n->start_mark.line + 1 : 1ul,
-                        n ? (unsigned long)n->start_mark.column + 1 : 1ul, msg);
+    return cdch_yaml_fail(c->err, c->path, n, fmt, arg);
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
+#define scalar cdch_yaml_scalar
 
 static yaml_node_t *node(mctx *c, yaml_node_item_t i) { return yaml_document_get_node(c->doc, i); }
 
@@ -73,7 +68,6 @@ static void rel(const cdch_matrix *m, const char *p, char *out, size_t outsz)
         snprintf(out, outsz, "%s/%s", m->dir, p);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static bool is_dir(const char *p)
 {
@@ -302,7 +296,7 @@ static int load_root(mctx *c, yaml_node_t *root)
     } else {
         return fail(c, scen, "'scenarios' must be a list of files, folders or globs", NULL);
     }
-    qsort(m->scenarios, m->nscenarios, sizeof *m->scenarios, cmp_str);
+    qsort(m->scenarios, m->nscenarios, sizeof *m->scenarios, cdch_cmp_strp);
     size_t w = 0;
     for (size_t i = 0; i < m->nscenarios; i++) {
         if (w && strcmp(m->scenarios[w - 1], m->scenarios[i]) == 0) {
