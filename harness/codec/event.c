@@ -67,8 +67,6 @@ void cdch_decoder_free(cdch_decoder *d)
     free(d);
 }
 
-const cdch_fde *cdch_decoder_fde(const cdch_decoder *d) { return &d->fde; }
-
 void cdch_decoder_set_checksum(cdch_decoder *d, uint8_t alg)
 {
     d->checksum_override = true;

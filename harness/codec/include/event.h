@@ -251,8 +251,6 @@ typedef struct cdch_decoder cdch_decoder;
 cdch_decoder *cdch_decoder_new(void);
 void cdch_decoder_free(cdch_decoder *d); /* accepts NULL */
 
-/* The FDE in force (a default 8.0 one with CRC32 until a FDE is decoded). */
-const cdch_fde *cdch_decoder_fde(const cdch_decoder *d);
 /* Override the checksum setting (e.g. for a replication stream). */
 void cdch_decoder_set_checksum(cdch_decoder *d, uint8_t alg);
 /* Verify CRC32 checksums (default on). */
