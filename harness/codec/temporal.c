@@ -62,15 +62,15 @@ static const char *const month_names[13] = {"month 0",   "January", "February", 
                                             "May",       "June",    "July",     "August",    "September",
                                             "October",   "November", "December"};
 
-static bool is_leap(unsigned y)
+bool cdch_is_leap_year(unsigned y)
 {
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-static unsigned days_in_month(unsigned y, unsigned m)
+unsigned cdch_days_in_month(unsigned y, unsigned m)
 {
     static const unsigned dm[13] = {31, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (m == 2 && is_leap(y))
+    if (m == 2 && cdch_is_leap_year(y))
         return 29;
     return m <= 12 ? dm[m] : 31;
 }
@@ -422,12 +422,12 @@ static int check_date(const char *s, const char *what, long y, long m, long d, c
         return cdch_err_set(err, "bad %s '%s': month %ld is out of range 1..12", what, s, m);
     if (d > 31)
         return cdch_err_set(err, "bad %s '%s': day %ld is out of range 1..31", what, s, d);
-    if (m != 0 && d != 0 && (unsigned long)d > days_in_month((unsigned)y, (unsigned)m)) {
+    if (m != 0 && d != 0 && (unsigned long)d > cdch_days_in_month((unsigned)y, (unsigned)m)) {
         if (m == 2 && d == 29)
             return cdch_err_set(err, "bad %s '%s': day out of range for February (%ld is not a leap year)", what,
                                 s, y);
         return cdch_err_set(err, "bad %s '%s': day out of range for %s (%u days)", what, s, month_names[m],
-                            days_in_month((unsigned)y, (unsigned)m));
+                            cdch_days_in_month((unsigned)y, (unsigned)m));
     }
     return 0;
 }

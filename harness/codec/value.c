@@ -86,19 +86,6 @@ static const char *kind_name(cdch_vkind k)
 
 static const uint32_t frac_div[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
 
-static bool is_leap(unsigned y)
-{
-    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static unsigned days_in_month(unsigned y, unsigned m)
-{
-    static const unsigned dm[13] = {31, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (m == 2 && is_leap(y))
-        return 29;
-    return m <= 12 ? dm[m] : 31;
-}
-
 /* real type and byte length of a STRING (254) column */
 static void string_info(const cdch_coldef *col, uint8_t *real_type, uint32_t *length)
 {
@@ -483,9 +470,9 @@ static int check_date(const cdch_temporal *t, const char *type, cdch_err *err)
 {
     if (t->year > 9999 || t->month > 12 || t->day > 31)
         return cdch_err_set(err, "%s %04u-%02u-%02u is out of range", type, t->year, t->month, t->day);
-    if (t->month && t->day && t->day > days_in_month(t->year, t->month))
+    if (t->month && t->day && t->day > cdch_days_in_month(t->year, t->month))
         return cdch_err_set(err, "%s %04u-%02u-%02u: day out of range for the month (%u days)", type, t->year,
-                            t->month, t->day, days_in_month(t->year, t->month));
+                            t->month, t->day, cdch_days_in_month(t->year, t->month));
     return 0;
 }
 

@@ -67,6 +67,11 @@ void cdch_temporal_format(const cdch_temporal *t, int kind, unsigned fsp, cdch_b
  * range for February"). Zero dates "0000-00-00" are accepted. */
 int cdch_temporal_parse(const char *s, int kind, cdch_temporal *out, cdch_err *err);
 
+/* Gregorian calendar: leap year, and the days of month m (1..12) in year
+ * y (31 for a month out of range, so callers can check the month first). */
+bool cdch_is_leap_year(unsigned y);
+unsigned cdch_days_in_month(unsigned y, unsigned m);
+
 /* Civil UTC time <-> epoch seconds (proleptic Gregorian, no leap seconds). */
 void cdch_epoch_to_civil(uint32_t sec, uint32_t usec, cdch_temporal *out);
 int64_t cdch_civil_to_epoch(const cdch_temporal *t);
