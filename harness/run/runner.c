@@ -809,307 +809,393 @@ static void set_error(cdch_cell *cell, const char *msg, double t0)
     cell->seconds = now_s() - t0;
 }
 
-static void run_cell(cdch_run *r, size_t ci, wstate *ws)
+/* One cell's run, shared by run_cell's steps: prepare the directories, start
+ * the primary, start the adapter, supervise it, end it, judge. */
+typedef struct cellrun {
+    cdch_run *r;
+    size_t ci;
+    cdch_cell *cell;
+    consumer *con;
+    scen *sc;
+    stream *st;
+    double t0;
+    FILE *out, *errlog;  /* the cell directory's observed.jsonl and stderr.log (NULL: none) */
+    char *state;         /* the adapter's CDCH_STATE_DIR */
+    cdch_primary *prim;  /* NULL: the consumer reads the files */
+    char *env[32];
+    size_t ne;
+    char **argv;
+    char cell_id[32];
+    bool in_session;
+    cdch_change_list *obs;
+    cellio io;
+    cdch_proc *p;
+    uint64_t err_mark;   /* session mode: where this cell's stderr starts */
+    cdch_outcome oc;
+} cellrun;
+
+/* The supervision's clocks and the fault hold (the server holding a
+ * scenario fault's cut until the consumer had its chance). */
+typedef struct watch {
+    double startup, idle_after;
+    double hold_t;        /* when the server began holding a fault's cut (0: not yet) */
+    size_t hold_need;     /* rows of the transactions delivered whole before the cut */
+    bool cut_released, cut_after_error;
+    bool delivered;       /* the primary sent the whole stream */
+    double deliv_t;
+    uint64_t last_sent;
+    double sent_t;
+    double cut_idle_t;    /* since when no dump connection streams after a fault cut (0: one does) */
+} watch;
+
+static void close_logs(cellrun *c)
 {
-    cdch_cell *cell = &r->cells[ci];
-    consumer *con = &r->consumers[cell->consumer_idx];
-    scen *sc = &r->scens[cell->scenario_idx];
-    stream *st = &r->streams[stream_for(r, cell->scenario_idx, cell->mode)];
-    double t0 = now_s();
-    cdch_err err;
-    cell->stream_bytes = st->stats.bytes;
-    cell->stream_events = st->stats.events;
-    cell->stream_transactions = st->stats.transactions;
-    cell->stream_compressed_transactions = st->stats.compressed_transactions;
-    if (cdch_proc_interrupted()) {
-        set_error(cell, "not run: the harness was interrupted", t0);
-        return;
-    }
-    if (con->setup_error) {
-        set_error(cell, con->setup_error, t0);
-        return;
-    }
-    if (st->error) {
-        set_error(cell, st->error, t0);
-        return;
-    }
-    cell->expected_rows = st->expected->n;
-    /* cell directory (logs) and state directory */
-    FILE *out = NULL, *errlog = NULL;
+    if (c->out)
+        fclose(c->out);
+    if (c->errlog)
+        fclose(c->errlog);
+    c->out = c->errlog = NULL;
+}
+
+/* The cell directory (logs, when there is a report directory) and the
+ * state directory; then the primary unless the consumer reads the files. */
+static int prepare_cell(cellrun *c, cdch_err *err)
+{
+    cdch_run *r = c->r;
+    cdch_cell *cell = c->cell;
     if (r->o.report_dir) {
         cell->cell_dir = xprintf("%s/cells/%s@%s/%s/%s", r->o.report_dir, cell->family, cell->version, cell->scenario,
                                  cell->mode);
-        if (cdch_mkdirs(cell->cell_dir, &err) == 0) {
+        if (cdch_mkdirs(cell->cell_dir, err) == 0) {
             char p[PATH_MAX + 32];
             snprintf(p, sizeof p, "%s/observed.jsonl", cell->cell_dir);
-            out = fopen(p, "w");
+            c->out = fopen(p, "w");
             snprintf(p, sizeof p, "%s/stderr.log", cell->cell_dir);
-            errlog = fopen(p, "w");
+            c->errlog = fopen(p, "w");
         }
     }
-    char *state = xprintf("%s/state/%zu", r->tmp, ci);
-    if (cdch_mkdirs(state, &err) != 0) {
-        set_error(cell, err.msg, t0);
-        free(state);
-        if (out)
-            fclose(out);
-        if (errlog)
-            fclose(errlog);
-        return;
+    c->state = xprintf("%s/state/%zu", r->tmp, c->ci);
+    if (cdch_mkdirs(c->state, err) != 0)
+        return -1;
+    if (!cdch_manifest_files_source(c->con->m, c->con->v)) {
+        c->prim = cdch_primary_start(c->sc->s, c->st->dir, cdch_manifest_native_auth(c->con->m, c->con->v), err);
+        if (!c->prim)
+            return -1;
     }
-    cdch_primary *prim = NULL;
-    if (!cdch_manifest_files_source(con->m, con->v)) {
-        prim = cdch_primary_start(sc->s, st->dir, cdch_manifest_native_auth(con->m, con->v), &err);
-        if (!prim) {
-            set_error(cell, err.msg, t0);
-            free(state);
-            if (out)
-                fclose(out);
-            if (errlog)
-                fclose(errlog);
-            return;
-        }
-    }
-    /* environment (consumers/README.md) */
-    char *env[32];
+    return 0;
+}
+
+/* The adapter's environment (consumers/README.md) and its command line. */
+static void adapter_command(cellrun *c)
+{
+    const stream *st = c->st;
+    char **env = c->env;
     size_t ne = 0;
-    if (prim) {
+    if (c->prim) {
         env[ne++] = xprintf("CDCH_HOST=127.0.0.1");
-        env[ne++] = xprintf("CDCH_PORT=%u", (unsigned)cdch_primary_port(prim));
+        env[ne++] = xprintf("CDCH_PORT=%u", (unsigned)cdch_primary_port(c->prim));
         env[ne++] = xprintf("CDCH_USER=%s", CDCH_PRIMARY_USER);
         env[ne++] = xprintf("CDCH_PASSWORD=%s", CDCH_PRIMARY_PASSWORD);
     } else {
         env[ne++] = xprintf("CDCH_BINLOG_DIR=%s", st->dir);
         env[ne++] = xprintf("CDCH_BINLOG_FILES=%s", st->files);
     }
-    env[ne++] = xprintf("CDCH_SERVER_ID=%zu", 1000 + ci);
+    env[ne++] = xprintf("CDCH_SERVER_ID=%zu", 1000 + c->ci);
     env[ne++] = xprintf("CDCH_START_FILE=%s", st->start_file ? st->start_file : st->idx.nfiles ? st->idx.files[0] : "");
     env[ne++] = xprintf("CDCH_START_POS=%llu", (unsigned long long)(st->start_file ? st->start_pos : 4));
     if (st->gtid_set)
         env[ne++] = xprintf("CDCH_GTID_SET=%s", st->gtid_set);
-    env[ne++] = xprintf("CDCH_DATABASES=%s", sc->databases);
-    env[ne++] = xprintf("CDCH_STATE_DIR=%s", state);
-    env[ne++] = xprintf("CDCH_CACHE=%s", con->cache);
-    env[ne++] = xprintf("CDCH_VERSION=%s", con->v->version);
-    env[ne++] = xprintf("CDCH_BIN=%s", r->bin);
-    env[ne++] = xprintf("CDCH_SCENARIO=%s", sc->run_path);
-    env[ne++] = xprintf("CDCH_MODE=%s", cell->mode);
+    env[ne++] = xprintf("CDCH_DATABASES=%s", c->sc->databases);
+    env[ne++] = xprintf("CDCH_STATE_DIR=%s", c->state);
+    env[ne++] = xprintf("CDCH_CACHE=%s", c->con->cache);
+    env[ne++] = xprintf("CDCH_VERSION=%s", c->con->v->version);
+    env[ne++] = xprintf("CDCH_BIN=%s", c->r->bin);
+    env[ne++] = xprintf("CDCH_SCENARIO=%s", c->sc->run_path);
+    env[ne++] = xprintf("CDCH_MODE=%s", c->cell->mode);
     env[ne] = NULL;
-    char **argv = xcalloc(con->m->nrun + 1, sizeof *argv);
-    for (size_t i = 0; i < con->m->nrun; i++)
-        argv[i] = subst_cache(con->m->run[i], con->cache);
+    c->ne = ne;
+    c->argv = xcalloc(c->con->m->nrun + 1, sizeof *c->argv);
+    for (size_t i = 0; i < c->con->m->nrun; i++)
+        c->argv[i] = subst_cache(c->con->m->run[i], c->con->cache);
+}
 
-    cdch_change_list *obs = cdch_changes_new();
-    char cell_id[32];
-    snprintf(cell_id, sizeof cell_id, "%zu", ci);
-    bool in_session = cdch_manifest_session(con->m, con->v);
-    cellio io = {obs, out, t0, false, 0, sc->wm_db, 0, in_session ? cell_id : NULL, false, false, 0};
-    cdch_proc *p = NULL;
-    uint64_t err_mark = 0;
-    if (in_session) {
-        p = session_begin(r, ws, cell->consumer_idx, argv, errlog, env, ne, cell_id, &err);
-        if (p)
-            err_mark = ws->err_mark;
-        cell->launched = ws->launched;
+/* Launch the adapter, or hand the cell to the worker's session adapter. */
+static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
+{
+    snprintf(c->cell_id, sizeof c->cell_id, "%zu", c->ci);
+    c->in_session = cdch_manifest_session(c->con->m, c->con->v);
+    cellio io = {c->obs, c->out, c->t0, false, 0, c->sc->wm_db, 0, c->in_session ? c->cell_id : NULL, false, false, 0};
+    c->io = io;
+    if (c->in_session) {
+        c->p = session_begin(c->r, ws, c->cell->consumer_idx, c->argv, c->errlog, c->env, c->ne, c->cell_id, err);
+        if (c->p)
+            c->err_mark = ws->err_mark;
+        c->cell->launched = ws->launched;
     } else {
-        cell->launched = true;
-        cdch_proc_opts po = {argv, con->m->dir, env, errlog, false};
-        p = cdch_proc_spawn(&po, &err);
+        c->cell->launched = true;
+        cdch_proc_opts po = {c->argv, c->con->m->dir, c->env, c->errlog, false};
+        c->p = cdch_proc_spawn(&po, err);
     }
-    cdch_outcome oc;
-    memset(&oc, 0, sizeof oc);
-    double hold_t = 0;     /* when the server began holding a fault's cut (0: not yet) */
-    size_t hold_need = 0;  /* rows of the transactions delivered whole before the cut */
-    bool cut_released = false, cut_after_error = false;
-    oc.exit_status = -1;
-    oc.files_source = cdch_manifest_files_source(con->m, con->v);
-    oc.timeout_s = r->o.timeout_s;
+}
+
+/* A scenario fault is about to cut the connection: the server holds it
+ * there until the consumer has emitted the rows of every transaction it
+ * received whole, said something, or stayed quiet for hold_quiet_s; then the
+ * cut happens. What the consumer had a chance to emit before the cut is
+ * decided here, not by the machine's load. */
+static void release_held_cut(cellrun *c, watch *w, double t)
+{
+    char hf[256];
+    uint64_t hp = 0;
+    if (!cdch_primary_cut_held(c->prim, hf, sizeof hf, &hp))
+        return;
+    if (w->hold_t == 0) {
+        w->hold_t = t;
+        w->hold_need = rows_before(c->st, hf, hp);
+    }
+    double since = c->io.last_activity > w->hold_t ? c->io.last_activity : w->hold_t;
+    bool emitted = c->obs->n >= w->hold_need && t - c->io.last_activity >= 0.3;
+    bool spoke = got_error(c->obs);
+    if (emitted || spoke || t - since >= c->r->o.hold_quiet_s) {
+        w->cut_after_error = spoke;
+        cdch_primary_release_cut(c->prim);
+        w->cut_released = true;
+    }
+}
+
+/* A fault of the scenario cut the connection: the consumer is expected to
+ * come back by itself. Once nothing streams and nothing was printed for
+ * resume_wait_s, it did not (BinaryLogClient's keepalive thread looks every
+ * 60 s by default). */
+static bool not_resumed(cellrun *c, watch *w, double t)
+{
+    if (cdch_primary_active_dumps(c->prim) > 0) {
+        w->cut_idle_t = 0;
+        return false;
+    }
+    if (w->cut_idle_t == 0)
+        w->cut_idle_t = t;
+    double since = c->io.last_activity > w->cut_idle_t ? c->io.last_activity : w->cut_idle_t;
+    return t - since >= c->r->o.resume_wait_s;
+}
+
+/* The consumer went idle after the primary sent the whole stream, or
+ * reported an error and went quiet. */
+static bool went_idle(cellrun *c, watch *w, double t)
+{
+    if (!w->delivered && cdch_primary_events_sent(c->prim) >= c->st->events) {
+        w->delivered = true;
+        w->deliv_t = t;
+    }
+    double since = c->io.last_activity > w->deliv_t ? c->io.last_activity : w->deliv_t;
+    /* with a watermark, a consumer that skips still reaches it at once: one that has not
+     * after the whole stream went out is slow (a JVM decoding large rows under load),
+     * stuck or dead, so it gets longer before "went idle" is concluded */
+    double idle_limit = c->sc->wm_db && w->idle_after < 15 ? 15 : w->idle_after;
+    if (w->delivered && t - since >= idle_limit)
+        return true;
+    /* it reported an error and went quiet: no output, and the primary sends nothing more
+     * (a consumer that died on an event stops reading) */
+    uint64_t sent = cdch_primary_events_sent(c->prim);
+    if (sent != w->last_sent) {
+        w->last_sent = sent;
+        w->sent_t = t;
+    }
+    double quiet = c->io.last_activity > w->sent_t ? c->io.last_activity : w->sent_t;
+    /* after a cut the library may report the drop and reconnect on its own schedule: the
+     * resume wait decides then */
+    return t - quiet >= w->idle_after && got_error(c->obs) &&
+           (w->cut_after_error || !cdch_primary_last_cut(c->prim, NULL, 0, NULL));
+}
+
+/* Whether to stop the adapter now, and why (CDCH_STOP_NONE: keep going). */
+static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
+{
+    const cdch_run *r = c->r;
+    if (!c->io.any_line && t - c->t0 >= w->startup)
+        return CDCH_STOP_STARTUP_TIMEOUT;
+    if (c->obs->n >= c->st->expected->n && t - c->io.last_activity >= r->o.grace_s)
+        return CDCH_STOP_DONE;
+    /* the watermark arrived: whatever the consumer was going to emit before it has arrived too */
+    if (c->io.watermark_at > 0 && t - c->io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5))
+        return CDCH_STOP_DONE;
+    if (c->prim && !w->cut_released)
+        release_held_cut(c, w, t);
+    if (c->prim && w->cut_released && !w->cut_after_error && cdch_primary_last_cut(c->prim, NULL, 0, NULL) &&
+        not_resumed(c, w, t))
+        return CDCH_STOP_NOT_RESUMED;
+    if (c->prim && went_idle(c, w, t))
+        return CDCH_STOP_IDLE_AFTER_STREAM;
+    if (t - c->t0 >= r->o.timeout_s)
+        return CDCH_STOP_TIMEOUT;
+    return CDCH_STOP_NONE;
+}
+
+/* Pump the adapter's output until it exits, ends its cell (session mode),
+ * a stop condition holds or the harness is interrupted. *running: the
+ * adapter was still running at the end. */
+static cdch_stop_reason supervise(cellrun *c, watch *w, bool *running)
+{
+    cdch_stop_reason why = CDCH_STOP_NONE;
+    c->io.last_activity = now_s();
+    while ((*running = cdch_proc_pump(c->p, 100, on_line, &c->io)) && !c->io.ended) {
+        why = stop_reason(c, w, now_s());
+        if (why != CDCH_STOP_NONE || cdch_proc_interrupted())
+            break;
+    }
+    return why;
+}
+
+/* The adapter's end: it exited (or ended its cell) by itself, or the
+ * harness stops it; record how, its stderr, and let go of it. */
+static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason why, bool running)
+{
+    cdch_cell *cell = c->cell;
+    cdch_outcome *oc = &c->oc;
+    if (c->in_session && c->io.ended) {
+        /* the consumer ended by itself; the session process lives on */
+        why = CDCH_STOP_EXITED;
+        oc->exit_status = c->io.ended_status;
+        oc->exit_signal = 0;
+    } else if (!running || cdch_proc_exited(c->p)) {
+        why = CDCH_STOP_EXITED;
+        cdch_proc_status(c->p, &oc->exit_status, &oc->exit_signal);
+    } else {
+        size_t nctl = c->obs->nctl; /* control lines printed while being stopped do not count */
+        if (c->in_session) {
+            session_stop_cell(ws, &c->io);
+        } else {
+            cdch_proc_stop(c->p, 5000, on_line, &c->io);
+            cdch_proc_status(c->p, &oc->exit_status, &oc->exit_signal);
+        }
+        c->obs->nctl = nctl;
+    }
+    oc->reason = why;
+    cell->exit_status = oc->exit_status;
+    cell->exit_signal = oc->exit_signal;
+    if (why != CDCH_STOP_EXITED) {
+        /* stopped by the harness: how it died is ours, not the consumer's */
+        oc->exit_status = -1;
+        oc->exit_signal = 0;
+    }
+    cell->stderr_tail =
+        xstrdup(c->in_session ? cdch_proc_stderr_since(c->p, c->err_mark) : cdch_proc_stderr_tail(c->p));
+    oc->stderr_tail = cell->stderr_tail;
+    oc->stream_delivered = w->delivered;
+    oc->got_ready = got_ready(c->obs);
+    cell->startup_seconds = c->io.first_line > 0 ? c->io.first_line - c->t0 : -1;
+    if (c->in_session) {
+        if (cdch_proc_exited(c->p))
+            session_end(ws);
+        else
+            cdch_proc_set_stderr_copy(c->p, NULL);
+    } else {
+        cdch_proc_free(c->p);
+    }
+    c->p = NULL;
+}
+
+/* The diff of what arrived against what was expected, and the verdict. */
+static void judge_cell(cellrun *c)
+{
+    cdch_cell *cell = c->cell;
+    cell->diff = cdch_diff_run(c->st->expected, c->obs, c->sc->schema, &c->st->idx,
+                               cdch_manifest_representations(c->con->m, c->con->v));
+    cdch_judgement j;
+    cdch_verdict_judge(cell->diff, c->obs, &c->oc, &j);
+    cell->verdict = j.verdict;
+    cell->classes = j.classes;
+    cell->summary = xstrdup(j.summary);
+    cell->detail = xstrdup(cdch_buf_cstr(&j.detail));
+    cell->nwarnings = j.nwarnings;
+    cell->warnings = j.nwarnings ? xstrdup(cdch_buf_cstr(&j.warnings)) : NULL;
+    cdch_judgement_free(&j);
+    cell->seconds = now_s() - c->t0;
+}
+
+static void cellrun_free(cellrun *c)
+{
+    close_logs(c);
+    cdch_changes_free(c->obs);
+    for (size_t i = 0; i < c->ne; i++)
+        free(c->env[i]);
+    if (c->argv)
+        for (size_t i = 0; i < c->con->m->nrun; i++)
+            free(c->argv[i]);
+    free(c->argv);
+    free(c->state);
+}
+
+static void run_cell(cdch_run *r, size_t ci, wstate *ws)
+{
+    cellrun c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.ci = ci;
+    c.cell = &r->cells[ci];
+    c.con = &r->consumers[c.cell->consumer_idx];
+    c.sc = &r->scens[c.cell->scenario_idx];
+    c.st = &r->streams[stream_for(r, c.cell->scenario_idx, c.cell->mode)];
+    c.t0 = now_s();
+    cdch_cell *cell = c.cell;
+    const stream *st = c.st;
+    cell->stream_bytes = st->stats.bytes;
+    cell->stream_events = st->stats.events;
+    cell->stream_transactions = st->stats.transactions;
+    cell->stream_compressed_transactions = st->stats.compressed_transactions;
+    const char *not_run = cdch_proc_interrupted() ? "not run: the harness was interrupted"
+                          : c.con->setup_error    ? c.con->setup_error
+                                                  : st->error;
+    if (not_run) {
+        set_error(cell, not_run, c.t0);
+        return;
+    }
+    cell->expected_rows = st->expected->n;
+    cdch_err err;
+    if (prepare_cell(&c, &err) != 0) {
+        set_error(cell, err.msg, c.t0);
+        cellrun_free(&c); /* the state directory stays for the run's cleanup */
+        return;
+    }
+    adapter_command(&c);
+    c.obs = cdch_changes_new();
+    start_adapter(&c, ws, &err);
+    memset(&c.oc, 0, sizeof c.oc);
+    c.oc.exit_status = -1;
+    c.oc.files_source = cdch_manifest_files_source(c.con->m, c.con->v);
+    c.oc.timeout_s = r->o.timeout_s;
+    watch w;
+    memset(&w, 0, sizeof w);
+    w.startup = c.con->m->startup_timeout;
+    w.idle_after = r->o.idle_after_stream_s > 0 ? r->o.idle_after_stream_s : 3.0 + (double)st->stats.bytes / 10e6;
+    w.sent_t = c.t0;
     char *harness_msg = NULL;
-    if (!p) {
+    if (!c.p) {
         harness_msg = xprintf("adapter %s@%s: %s", cell->family, cell->version, err.msg);
     } else {
-        double startup = con->m->startup_timeout;
-        double idle_after = r->o.idle_after_stream_s > 0 ? r->o.idle_after_stream_s
-                                                         : 3.0 + (double)st->stats.bytes / 10e6;
-        bool delivered = false;
-        double deliv_t = 0;
-        uint64_t last_sent = 0;
-        double sent_t = t0;
-        double cut_idle_t = 0; /* since when no dump connection streams after a fault cut (0: one does) */
-        cdch_stop_reason why = CDCH_STOP_NONE;
-        io.last_activity = now_s();
         bool running;
-        while ((running = cdch_proc_pump(p, 100, on_line, &io)) && !io.ended) {
-            double t = now_s();
-            if (!io.any_line && t - t0 >= startup) {
-                why = CDCH_STOP_STARTUP_TIMEOUT;
-                break;
-            }
-            if (obs->n >= st->expected->n && t - io.last_activity >= r->o.grace_s) {
-                why = CDCH_STOP_DONE;
-                break;
-            }
-            /* the watermark arrived: whatever the consumer was going to emit before it has arrived too */
-            if (io.watermark_at > 0 && t - io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5)) {
-                why = CDCH_STOP_DONE;
-                break;
-            }
-            if (prim && !cut_released) {
-                /* a scenario fault is about to cut the connection: the server holds it there until the
-                 * consumer has emitted the rows of every transaction it received whole, said something,
-                 * or stayed quiet for hold_quiet_s; then the cut happens. What the consumer had a chance
-                 * to emit before the cut is decided here, not by the machine's load */
-                char hf[256];
-                uint64_t hp = 0;
-                if (cdch_primary_cut_held(prim, hf, sizeof hf, &hp)) {
-                    if (hold_t == 0) {
-                        hold_t = t;
-                        hold_need = rows_before(st, hf, hp);
-                    }
-                    double since = io.last_activity > hold_t ? io.last_activity : hold_t;
-                    bool emitted = obs->n >= hold_need && t - io.last_activity >= 0.3;
-                    bool spoke = got_error(obs);
-                    if (emitted || spoke || t - since >= r->o.hold_quiet_s) {
-                        cut_after_error = spoke;
-                        cdch_primary_release_cut(prim);
-                        cut_released = true;
-                    }
-                }
-            }
-            if (prim && cut_released && !cut_after_error && cdch_primary_last_cut(prim, NULL, 0, NULL)) {
-                /* a fault of the scenario cut the connection: the consumer is expected to come back
-                 * by itself. Once nothing streams and nothing was printed for resume_wait_s, it did not
-                 * (BinaryLogClient's keepalive thread looks every 60 s by default) */
-                if (cdch_primary_active_dumps(prim) > 0) {
-                    cut_idle_t = 0;
-                } else {
-                    if (cut_idle_t == 0)
-                        cut_idle_t = t;
-                    double since = io.last_activity > cut_idle_t ? io.last_activity : cut_idle_t;
-                    if (t - since >= r->o.resume_wait_s) {
-                        why = CDCH_STOP_NOT_RESUMED;
-                        break;
-                    }
-                }
-            }
-            if (prim) {
-                if (!delivered && cdch_primary_events_sent(prim) >= st->events) {
-                    delivered = true;
-                    deliv_t = t;
-                }
-                double since = io.last_activity > deliv_t ? io.last_activity : deliv_t;
-                /* with a watermark, a consumer that skips still reaches it at once: one that has not
-                 * after the whole stream went out is slow (a JVM decoding large rows under load),
-                 * stuck or dead, so it gets longer before "went idle" is concluded */
-                double idle_limit = sc->wm_db && idle_after < 15 ? 15 : idle_after;
-                if (delivered && t - since >= idle_limit) {
-                    why = CDCH_STOP_IDLE_AFTER_STREAM;
-                    break;
-                }
-                /* it reported an error and went quiet: no output, and the primary sends nothing more
-                 * (a consumer that died on an event stops reading) */
-                uint64_t sent = cdch_primary_events_sent(prim);
-                if (sent != last_sent) {
-                    last_sent = sent;
-                    sent_t = t;
-                }
-                double quiet = io.last_activity > sent_t ? io.last_activity : sent_t;
-                /* after a cut the library may report the drop and reconnect on its own schedule: the
-                 * resume wait above decides then */
-                if (t - quiet >= idle_after && got_error(obs) &&
-                    (cut_after_error || !cdch_primary_last_cut(prim, NULL, 0, NULL))) {
-                    why = CDCH_STOP_IDLE_AFTER_STREAM;
-                    break;
-                }
-            }
-            if (t - t0 >= r->o.timeout_s) {
-                why = CDCH_STOP_TIMEOUT;
-                break;
-            }
-            if (cdch_proc_interrupted())
-                break;
-        }
-        if (in_session && io.ended) {
-            /* the consumer ended by itself; the session process lives on */
-            why = CDCH_STOP_EXITED;
-            oc.exit_status = io.ended_status;
-            oc.exit_signal = 0;
-        } else if (!running || cdch_proc_exited(p)) {
-            why = CDCH_STOP_EXITED;
-            cdch_proc_status(p, &oc.exit_status, &oc.exit_signal);
-        } else {
-            size_t nctl = obs->nctl; /* control lines printed while being stopped do not count */
-            if (in_session) {
-                session_stop_cell(ws, &io);
-            } else {
-                cdch_proc_stop(p, 5000, on_line, &io);
-                cdch_proc_status(p, &oc.exit_status, &oc.exit_signal);
-            }
-            obs->nctl = nctl;
-        }
-        oc.reason = why;
-        if (why != CDCH_STOP_EXITED) {
-            /* stopped by the harness: how it died is ours, not the consumer's */
-            cell->exit_status = oc.exit_status;
-            cell->exit_signal = oc.exit_signal;
-            oc.exit_status = -1;
-            oc.exit_signal = 0;
-        } else {
-            cell->exit_status = oc.exit_status;
-            cell->exit_signal = oc.exit_signal;
-        }
-        cell->stderr_tail = xstrdup(in_session ? cdch_proc_stderr_since(p, err_mark) : cdch_proc_stderr_tail(p));
-        oc.stderr_tail = cell->stderr_tail;
-        oc.stream_delivered = delivered;
-        oc.got_ready = got_ready(obs);
-        cell->startup_seconds = io.first_line > 0 ? io.first_line - t0 : -1;
-        if (in_session) {
-            if (cdch_proc_exited(p))
-                session_end(ws);
-            else
-                cdch_proc_set_stderr_copy(p, NULL);
-        } else {
-            cdch_proc_free(p);
-        }
+        cdch_stop_reason why = supervise(&c, &w, &running);
+        end_adapter(&c, ws, &w, why, running);
     }
-    if (prim) {
-        oc.harness_cut = cdch_primary_last_cut(prim, oc.cut_file, sizeof oc.cut_file, &oc.cut_pos);
-        oc.cut_after_error = cut_after_error;
+    if (c.prim) {
+        c.oc.harness_cut = cdch_primary_last_cut(c.prim, c.oc.cut_file, sizeof c.oc.cut_file, &c.oc.cut_pos);
+        c.oc.cut_after_error = w.cut_after_error;
     }
-    cdch_primary_stop(prim);
-    if (out)
-        fclose(out);
-    if (errlog)
-        fclose(errlog);
-    cell->stop = oc.reason;
-    cell->got_ready = oc.got_ready;
-    cell->observed_rows = obs->n;
-    if (!harness_msg && cdch_proc_interrupted() && oc.reason != CDCH_STOP_EXITED)
+    cdch_primary_stop(c.prim);
+    close_logs(&c);
+    cell->stop = c.oc.reason;
+    cell->got_ready = c.oc.got_ready;
+    cell->observed_rows = c.obs->n;
+    if (!harness_msg && cdch_proc_interrupted() && c.oc.reason != CDCH_STOP_EXITED)
         harness_msg = xprintf("interrupted: the harness was stopped while the adapter ran");
     if (harness_msg) {
-        set_error(cell, harness_msg, t0);
+        set_error(cell, harness_msg, c.t0);
         free(harness_msg);
     } else {
-        cell->diff = cdch_diff_run(st->expected, obs, sc->schema, &st->idx, cdch_manifest_representations(con->m, con->v));
-        cdch_judgement j;
-        cdch_verdict_judge(cell->diff, obs, &oc, &j);
-        cell->verdict = j.verdict;
-        cell->classes = j.classes;
-        cell->summary = xstrdup(j.summary);
-        cell->detail = xstrdup(cdch_buf_cstr(&j.detail));
-        cell->nwarnings = j.nwarnings;
-        cell->warnings = j.nwarnings ? xstrdup(cdch_buf_cstr(&j.warnings)) : NULL;
-        cdch_judgement_free(&j);
-        cell->seconds = now_s() - t0;
+        judge_cell(&c);
     }
-    cdch_changes_free(obs);
-    for (size_t i = 0; i < ne; i++)
-        free(env[i]);
-    for (size_t i = 0; i < con->m->nrun; i++)
-        free(argv[i]);
-    free(argv);
-    cdch_rm_tree(state);
-    free(state);
+    cdch_rm_tree(c.state);
+    cellrun_free(&c);
 }
 
 static void *worker(void *arg)
