@@ -237,8 +237,14 @@ static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_
         cdch_buf_printf(b, "adapter: stop %s\n", cdch_stop_reason_name(o->reason));
 }
 
-/* One finding class: the first one recorded for a class gives its summary. */
+/* The judging of one cell: its diff and outcome, and per finding class the
+ * first summary recorded (it is the class's summary). */
 typedef struct judge_ctx {
+    const cdch_diff *d;
+    const cdch_outcome *o;
+    bool exited;         /* the adapter exited by itself */
+    bool failed_exit;    /* ... with a signal or a status other than 0 */
+    char exitmsg[400];   /* "exited with status N (stderr: LAST LINE)" when it exited, else "" */
     unsigned classes;
     char sums[CDCH_VERDICT_COUNT][1024];
 } judge_ctx;
@@ -255,33 +261,31 @@ static void found(judge_ctx *j, cdch_verdict v, const char *fmt, ...)
     va_end(ap);
 }
 
-void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_judgement *out)
+static void judge_exit(judge_ctx *j)
 {
-    memset(out, 0, sizeof *out);
-    char names[300], where[1400], ll[300];
-    if (o->harness_error) {
-        out->verdict = CDCH_VERDICT_HARNESS_ERROR;
-        out->classes = CDCH_CLASS(CDCH_VERDICT_HARNESS_ERROR);
-        snprintf(out->summary, sizeof out->summary, "%s", o->harness_error);
-        cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", o->harness_error);
-        cdch_buf_cstr(&out->detail);
+    const cdch_outcome *o = j->o;
+    j->exited = o->reason == CDCH_STOP_EXITED;
+    j->failed_exit = j->exited && (o->exit_signal || o->exit_status != 0);
+    j->exitmsg[0] = '\0';
+    if (!j->exited)
         return;
-    }
-    judge_ctx j;
-    memset(&j, 0, sizeof j);
-    bool exited = o->reason == CDCH_STOP_EXITED;
-    bool failed_exit = exited && (o->exit_signal || o->exit_status != 0);
-    char exitmsg[400] = "";
-    if (exited) {
-        if (o->exit_signal)
-            snprintf(exitmsg, sizeof exitmsg, "killed by signal %d", o->exit_signal);
-        else
-            snprintf(exitmsg, sizeof exitmsg, "exited with status %d", o->exit_status);
-        last_line(o->stderr_tail, ll, sizeof ll);
-        if (ll[0] && strlen(exitmsg) < sizeof exitmsg - 10)
-            snprintf(exitmsg + strlen(exitmsg), sizeof exitmsg - strlen(exitmsg), " (stderr: %s)", ll);
-    }
-    /* holes: a later transaction arrived. Silent unless the consumer said so around each one. */
+    char ll[300];
+    size_t cap = sizeof j->exitmsg;
+    if (o->exit_signal)
+        snprintf(j->exitmsg, cap, "killed by signal %d", o->exit_signal);
+    else
+        snprintf(j->exitmsg, cap, "exited with status %d", o->exit_status);
+    last_line(o->stderr_tail, ll, sizeof ll);
+    if (ll[0] && strlen(j->exitmsg) < cap - 10)
+        snprintf(j->exitmsg + strlen(j->exitmsg), cap - strlen(j->exitmsg), " (stderr: %s)", ll);
+}
+
+/* Holes: a later transaction arrived. Silent unless the consumer said so
+ * around each one. */
+static void judge_holes(judge_ctx *j)
+{
+    const cdch_diff *d = j->d;
+    char names[300], where[1400];
     const cdch_diff_txn *first_silent = NULL, *first_said = NULL;
     size_t silent_holes = 0, said_holes = 0;
     for (size_t i = 0; i < d->nmissing; i++) {
@@ -299,90 +303,107 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
         }
     }
     if (silent_holes) {
-        name_missing(d, o, NAME_HOLES, names, sizeof names, NULL);
+        name_missing(d, j->o, NAME_HOLES, names, sizeof names, NULL);
         txn_line(first_silent, where, sizeof where);
-        found(&j, CDCH_VERDICT_SILENT_SKIP, "%zu transaction(s) missing while later ones arrived: txn %s; first: %s",
+        found(j, CDCH_VERDICT_SILENT_SKIP, "%zu transaction(s) missing while later ones arrived: txn %s; first: %s",
               d->holes, names, where);
     }
     if (said_holes) {
-        name_missing(d, o, NAME_HOLES, names, sizeof names, NULL);
+        name_missing(d, j->o, NAME_HOLES, names, sizeof names, NULL);
         txn_line(first_said, where, sizeof where);
-        found(&j, CDCH_VERDICT_PARSE_FAILURE, "consumer reported an error and skipped txn %s; first: %s: %s", names,
+        found(j, CDCH_VERDICT_PARSE_FAILURE, "consumer reported an error and skipped txn %s; first: %s: %s", names,
               where, first_said->reported);
     }
-    /* the tail: nothing after it arrived */
-    if (d->tail) {
-        const cdch_diff_txn *first_cut = NULL, *first_tail = NULL;
-        char cutnames[300];
-        /* after a cut the harness caused (and held until the consumer had emitted what it received whole,
-         * spoke, or stayed quiet): transactions it received whole and never emitted are silent losses,
-         * whatever it said after the cut; the rest it would have had to come back for. A consumer that
-         * had already failed (an error line before the cut) is judged as if there were no cut. */
-        bool cut = o->harness_cut && !o->cut_after_error;
-        if (cut && name_missing(d, o, NAME_TAIL_BEFORE_CUT, cutnames, sizeof cutnames, &first_cut)) {
-            txn_line(first_cut, where, sizeof where);
-            found(&j, CDCH_VERDICT_SILENT_SKIP,
-                  "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
-                  "emitted, without a word before the cut; first: %s",
-                  cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
-        }
-        if (name_missing(d, o, cut ? NAME_TAIL_AFTER_CUT : NAME_TAIL, names, sizeof names, &first_tail)) {
-            txn_line(first_tail, where, sizeof where);
-            const char *msg = first_tail->reported;
-            if (cut) {
-                found(&j, CDCH_VERDICT_NO_RESUME,
-                      "the harness cut the connection at %s:%llu (scenario fault) and the consumer did not resume: "
-                      "nothing from %s on (stop: %s%s%s%s%.300s)",
-                      o->cut_file, (unsigned long long)o->cut_pos, where, cdch_stop_reason_name(o->reason),
-                      exited ? ", adapter " : "", exitmsg, msg ? "; consumer said: " : "", msg ? msg : "");
-            } else if (msg) {
-                found(&j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: consumer error: %s", where, msg);
-            } else if (exited && o->files_source && !failed_exit) {
-                found(&j, CDCH_VERDICT_SILENT_SKIP, "read every file and exited 0 without txn %s; first: %s", names,
-                      where);
-            } else if (exited) {
-                found(&j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: adapter %s", where, exitmsg);
-            } else if (o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered) {
-                found(&j, CDCH_VERDICT_SILENT_SKIP, "received the whole stream and went idle without txn %s; first: %s",
-                      names, where);
-            } else if (o->reason == CDCH_STOP_STARTUP_TIMEOUT) {
-                found(&j, CDCH_VERDICT_HANG,
-                      "no ready line or event within the startup timeout; nothing after %zu of %zu rows; next: %s",
-                      d->matched_rows, d->expected_rows, where);
-            } else {
-                found(&j, CDCH_VERDICT_HANG, "no progress and no exit before the %.0f s timeout; stuck before %s",
-                      o->timeout_s, where);
-            }
-        }
+}
+
+/* The tail: nothing after it arrived. */
+static void judge_tail(judge_ctx *j)
+{
+    const cdch_diff *d = j->d;
+    const cdch_outcome *o = j->o;
+    if (!d->tail)
+        return;
+    char names[300], where[1400];
+    const cdch_diff_txn *first_cut = NULL, *first_tail = NULL;
+    char cutnames[300];
+    /* after a cut the harness caused (and held until the consumer had emitted what it received whole,
+     * spoke, or stayed quiet): transactions it received whole and never emitted are silent losses,
+     * whatever it said after the cut; the rest it would have had to come back for. A consumer that
+     * had already failed (an error line before the cut) is judged as if there were no cut. */
+    bool cut = o->harness_cut && !o->cut_after_error;
+    if (cut && name_missing(d, o, NAME_TAIL_BEFORE_CUT, cutnames, sizeof cutnames, &first_cut)) {
+        txn_line(first_cut, where, sizeof where);
+        found(j, CDCH_VERDICT_SILENT_SKIP,
+              "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
+              "emitted, without a word before the cut; first: %s",
+              cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
     }
+    if (!name_missing(d, o, cut ? NAME_TAIL_AFTER_CUT : NAME_TAIL, names, sizeof names, &first_tail))
+        return;
+    txn_line(first_tail, where, sizeof where);
+    const char *msg = first_tail->reported;
+    if (cut) {
+        found(j, CDCH_VERDICT_NO_RESUME,
+              "the harness cut the connection at %s:%llu (scenario fault) and the consumer did not resume: "
+              "nothing from %s on (stop: %s%s%s%s%.300s)",
+              o->cut_file, (unsigned long long)o->cut_pos, where, cdch_stop_reason_name(o->reason),
+              j->exited ? ", adapter " : "", j->exitmsg, msg ? "; consumer said: " : "", msg ? msg : "");
+    } else if (msg) {
+        found(j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: consumer error: %s", where, msg);
+    } else if (j->exited && o->files_source && !j->failed_exit) {
+        found(j, CDCH_VERDICT_SILENT_SKIP, "read every file and exited 0 without txn %s; first: %s", names, where);
+    } else if (j->exited) {
+        found(j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: adapter %s", where, j->exitmsg);
+    } else if (o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered) {
+        found(j, CDCH_VERDICT_SILENT_SKIP, "received the whole stream and went idle without txn %s; first: %s", names,
+              where);
+    } else if (o->reason == CDCH_STOP_STARTUP_TIMEOUT) {
+        found(j, CDCH_VERDICT_HANG,
+              "no ready line or event within the startup timeout; nothing after %zu of %zu rows; next: %s",
+              d->matched_rows, d->expected_rows, where);
+    } else {
+        found(j, CDCH_VERDICT_HANG, "no progress and no exit before the %.0f s timeout; stuck before %s", o->timeout_s,
+              where);
+    }
+}
+
+/* Rows that arrived wrong: mismatches, duplicates, reorders, bad checkpoints. */
+static void judge_rows(judge_ctx *j)
+{
+    const cdch_diff *d = j->d;
     if (d->mismatch_total) {
         const cdch_diff_mismatch *m = &d->mismatch[0];
         if (m->column)
-            found(&j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: txn %llu%s %s.%s: expected %.200s, observed %.200s",
+            found(j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: txn %llu%s %s.%s: expected %.200s, observed %.200s",
                   d->mismatch_total, (unsigned long long)m->txn, m->compressed ? " (compressed)" : "",
                   m->image ? m->image : "", m->column, m->expected ? m->expected : "(absent)",
                   m->observed ? m->observed : "(absent)");
         else if (m->txn)
-            found(&j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: txn %llu%s %s: expected %.200s, observed %.200s",
+            found(j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: txn %llu%s %s: expected %.200s, observed %.200s",
                   d->mismatch_total, (unsigned long long)m->txn, m->compressed ? " (compressed)" : "", m->what,
                   m->expected ? m->expected : "(absent)", m->observed ? m->observed : "(absent)");
         else
-            found(&j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: %s at observed line %llu: %.300s",
+            found(j, CDCH_VERDICT_MISMATCH, "%zu difference(s); first: %s at observed line %llu: %.300s",
                   d->mismatch_total, m->what, (unsigned long long)m->obs_line, m->observed ? m->observed : "");
     }
     if (d->dup_total)
-        found(&j, CDCH_VERDICT_DUPLICATE, "%zu duplicate row(s); first: txn %llu%s again at observed line %llu",
+        found(j, CDCH_VERDICT_DUPLICATE, "%zu duplicate row(s); first: txn %llu%s again at observed line %llu",
               d->dup_total, (unsigned long long)d->dup[0].txn, d->dup[0].compressed ? " (compressed)" : "",
               (unsigned long long)d->dup[0].obs_line);
     if (d->reorder_total)
-        found(&j, CDCH_VERDICT_REORDER, "%zu row(s) out of order; first: txn %llu arrived after txn %llu (observed line %llu)",
+        found(j, CDCH_VERDICT_REORDER, "%zu row(s) out of order; first: txn %llu arrived after txn %llu (observed line %llu)",
               d->reorder_total, (unsigned long long)d->reorder[0].txn, (unsigned long long)d->reorder[0].after_txn,
               (unsigned long long)d->reorder[0].obs_line);
     if (d->ckpt_total)
-        found(&j, CDCH_VERDICT_BAD_CHECKPOINT, "rows fine; %zu row(s) with a bad checkpoint; first: txn %llu%s: %s", d->ckpt_total,
+        found(j, CDCH_VERDICT_BAD_CHECKPOINT, "rows fine; %zu row(s) with a bad checkpoint; first: txn %llu%s: %s", d->ckpt_total,
               (unsigned long long)d->ckpt[0].txn, d->ckpt[0].compressed ? " (compressed)" : "", d->ckpt[0].what);
+}
 
-    /* consumer errors that explain no finding, and a failing exit after every row, are warnings */
+/* Consumer errors that explain no finding, and a failing exit after every
+ * row, are warnings. */
+static void judge_warnings(const judge_ctx *j, const cdch_change_list *obs, cdch_judgement *out)
+{
+    const cdch_diff *d = j->d;
     for (size_t i = 0; obs && i < obs->nctl; i++) {
         const cdch_ctl *c = &obs->ctl[i];
         if (c->kind != CDCH_CTL_ERROR)
@@ -396,15 +417,21 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
                         (unsigned long long)c->line, c->at, c->message);
         out->nwarnings++;
     }
-    if (failed_exit && !d->tail) {
-        cdch_buf_printf(&out->warnings, "adapter %s after every expected row\n", exitmsg);
+    if (j->failed_exit && !d->tail) {
+        cdch_buf_printf(&out->warnings, "adapter %s after every expected row\n", j->exitmsg);
         out->nwarnings++;
     }
+}
 
-    out->classes = j.classes;
+/* The verdict is the worst class found; its summary leads, the others are
+ * named after it and in the detail. */
+static void judge_summary(const judge_ctx *j, cdch_judgement *out)
+{
+    const cdch_diff *d = j->d;
+    out->classes = j->classes;
     out->verdict = CDCH_VERDICT_PASS;
     for (int v = CDCH_VERDICT_SILENT_SKIP; v > 0; v--)
-        if (j.classes & CDCH_CLASS(v)) {
+        if (j->classes & CDCH_CLASS(v)) {
             out->verdict = (cdch_verdict)v;
             break;
         }
@@ -412,18 +439,41 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
         snprintf(out->summary, sizeof out->summary, "%zu rows in %zu transactions; checkpoints %s%s", d->expected_rows,
                  d->expected_txns, d->ckpt_rows_checked ? "valid" : "not reported",
                  out->nwarnings ? "; with warnings (the consumer reported errors but delivered every row)" : "");
-    } else {
-        size_t l = (size_t)snprintf(out->summary, sizeof out->summary, "%s", j.sums[out->verdict]);
-        unsigned others = j.classes & ~CDCH_CLASS(out->verdict);
-        if (others && l < sizeof out->summary) {
-            char also[200];
-            cdch_verdict_classes_str(others, also, sizeof also);
-            snprintf(out->summary + l, sizeof out->summary - l, " [also: %s]", also);
-        }
-        for (int v = CDCH_VERDICT_SILENT_SKIP; v > 0; v--)
-            if (v != (int)out->verdict && (others & CDCH_CLASS(v)))
-                cdch_buf_printf(&out->detail, "also %s: %s\n", k_names[v], j.sums[v]);
+        return;
     }
+    size_t l = (size_t)snprintf(out->summary, sizeof out->summary, "%s", j->sums[out->verdict]);
+    unsigned others = j->classes & ~CDCH_CLASS(out->verdict);
+    if (others && l < sizeof out->summary) {
+        char also[200];
+        cdch_verdict_classes_str(others, also, sizeof also);
+        snprintf(out->summary + l, sizeof out->summary - l, " [also: %s]", also);
+    }
+    for (int v = CDCH_VERDICT_SILENT_SKIP; v > 0; v--)
+        if (v != (int)out->verdict && (others & CDCH_CLASS(v)))
+            cdch_buf_printf(&out->detail, "also %s: %s\n", k_names[v], j->sums[v]);
+}
+
+void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_judgement *out)
+{
+    memset(out, 0, sizeof *out);
+    if (o->harness_error) {
+        out->verdict = CDCH_VERDICT_HARNESS_ERROR;
+        out->classes = CDCH_CLASS(CDCH_VERDICT_HARNESS_ERROR);
+        snprintf(out->summary, sizeof out->summary, "%s", o->harness_error);
+        cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", o->harness_error);
+        cdch_buf_cstr(&out->detail);
+        return;
+    }
+    judge_ctx j;
+    memset(&j, 0, sizeof j);
+    j.d = d;
+    j.o = o;
+    judge_exit(&j);
+    judge_holes(&j);
+    judge_tail(&j);
+    judge_rows(&j);
+    judge_warnings(&j, obs, out);
+    judge_summary(&j, out);
     details(d, obs, o, &out->detail);
     cdch_buf_cstr(&out->detail);
     cdch_buf_cstr(&out->warnings);
