@@ -85,6 +85,107 @@ static int resolve(const char *name, char *const *env, char *out, size_t outsz, 
     return cdch_err_set(err, "cannot run '%s': not found in PATH (%s)", name, path);
 }
 
+/* The child's environment: the harness's minus the names o->env sets, plus
+ * o->env (the strings are borrowed). NULL when out of memory. */
+static char **child_env(const cdch_proc_opts *o)
+{
+    size_t n = 0, k = 0;
+    while (environ && environ[n])
+        n++;
+    while (o->env && o->env[k])
+        k++;
+    char **envp = calloc(n + k + 1, sizeof *envp);
+    if (!envp)
+        return NULL;
+    size_t e = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!has_name(o->env, environ[i]))
+            envp[e++] = environ[i];
+    for (size_t i = 0; i < k; i++)
+        envp[e++] = o->env[i];
+    envp[e] = NULL;
+    return envp;
+}
+
+/* The pipes of a spawn: the child's stdout and stderr, the one its exec
+ * failure is reported on, and its stdin (stdin_pipe only). */
+enum { PIPE_OUT, PIPE_ERR, PIPE_EXEC, PIPE_IN, NPIPES };
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Open them all close-on-exec (PIPE_IN only with stdin_pipe: else -1); on
+ * failure none is left open. */
+static int open_pipes(int pp[NPIPES][2], bool stdin_pipe, cdch_err *err)
+{
+    for (int i = 0; i < NPIPES; i++)
+        pp[i][0] = pp[i][1] = -1;
+    for (int i = 0; i < NPIPES; i++) {
+        if (i == PIPE_IN && !stdin_pipe)
+            continue;
+        if (pipe2(pp[i], O_CLOEXEC) != 0) {
+            int e = errno;
+            pp[i][0] = pp[i][1] = -1;
+            for (int k = 0; k < i; k++) {
+                close_fd(&pp[k][0]);
+                close_fd(&pp[k][1]);
+            }
+            return cdch_err_set(err, "pipe: %s", strerror(e));
+        }
+    }
+    return 0;
+}
+
+/* In the child (async-signal-safe calls only): its own process group, a
+ * clean signal state (the harness may ignore SIGPIPE and block signals in
+ * threads), cwd, stdin/stdout/stderr, exec. What failed is written as an
+ * errno on the PIPE_EXEC pipe. */
+static _Noreturn void exec_child(const cdch_proc_opts *o, const char *exe, char **envp, int stdin_fd,
+                                 int pp[NPIPES][2])
+{
+    int code;
+    setpgid(0, 0);
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (o->cwd && chdir(o->cwd) != 0)
+        goto fail;
+    if (stdin_fd >= 0 && dup2(stdin_fd, 0) < 0)
+        goto fail;
+    if (dup2(pp[PIPE_OUT][1], 1) < 0 || dup2(pp[PIPE_ERR][1], 2) < 0)
+        goto fail;
+    execve(exe, o->argv, envp);
+fail:
+    code = errno;
+    if (write(pp[PIPE_EXEC][1], &code, sizeof code) < 0) {
+        /* nothing more we can do */
+    }
+    _exit(127);
+}
+
+/* In the parent: the child's errno from the PIPE_EXEC pipe (0: the exec
+ * succeeded and closed it unread). */
+static int exec_errno(int fd)
+{
+    int code = 0;
+    ssize_t r;
+    do {
+        r = read(fd, &code, sizeof code);
+    } while (r < 0 && errno == EINTR);
+    return r == (ssize_t)sizeof code ? code : 0;
+}
+
+static void set_nonblock(int fd)
+{
+    if (fd >= 0)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
 cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
 {
     if (!o->argv || !o->argv[0]) {
@@ -94,139 +195,62 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
     char exe[PATH_MAX];
     if (resolve(o->argv[0], o->env, exe, sizeof exe, err) != 0)
         return NULL;
-    /* environment: the harness's minus overridden names, plus o->env */
-    size_t n = 0, k = 0;
-    while (environ && environ[n])
-        n++;
-    while (o->env && o->env[k])
-        k++;
-    char **envp = calloc(n + k + 1, sizeof *envp);
+    char **envp = child_env(o);
     if (!envp) {
         cdch_err_set(err, "out of memory");
         return NULL;
     }
-    size_t e = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!has_name(o->env, environ[i]))
-            envp[e++] = environ[i];
-    for (size_t i = 0; i < k; i++)
-        envp[e++] = o->env[i];
-    envp[e] = NULL;
-
-    int outp[2], errp[2], exep[2];
-    if (pipe2(outp, O_CLOEXEC) != 0) {
-        cdch_err_set(err, "pipe: %s", strerror(errno));
+    int pp[NPIPES][2];
+    if (open_pipes(pp, o->stdin_pipe, err) != 0) {
         free(envp);
         return NULL;
     }
-    if (pipe2(errp, O_CLOEXEC) != 0) {
-        cdch_err_set(err, "pipe: %s", strerror(errno));
-        close(outp[0]);
-        close(outp[1]);
-        free(envp);
-        return NULL;
-    }
-    if (pipe2(exep, O_CLOEXEC) != 0) {
-        cdch_err_set(err, "pipe: %s", strerror(errno));
-        close(outp[0]);
-        close(outp[1]);
-        close(errp[0]);
-        close(errp[1]);
-        free(envp);
-        return NULL;
-    }
-    int inp[2] = {-1, -1};
-    if (o->stdin_pipe && pipe2(inp, O_CLOEXEC) != 0) {
-        cdch_err_set(err, "pipe: %s", strerror(errno));
-        close(outp[0]);
-        close(outp[1]);
-        close(errp[0]);
-        close(errp[1]);
-        close(exep[0]);
-        close(exep[1]);
-        free(envp);
-        return NULL;
-    }
-    int devnull = o->stdin_pipe ? inp[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int stdin_fd = o->stdin_pipe ? pp[PIPE_IN][0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
     pid_t pid = fork();
-    if (pid == 0) {
-        /* child: async-signal-safe calls only */
-        int code;
-        setpgid(0, 0);
-        /* a clean signal state: the harness may ignore SIGPIPE and block signals in threads */
-        signal(SIGPIPE, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        if (o->cwd && chdir(o->cwd) != 0)
-            goto fail;
-        if (devnull >= 0 && dup2(devnull, 0) < 0)
-            goto fail;
-        if (dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0)
-            goto fail;
-        execve(exe, o->argv, envp);
-    fail:
-        code = errno;
-        if (write(exep[1], &code, sizeof code) < 0) {
-            /* nothing more we can do */
-        }
-        _exit(127);
-    }
+    if (pid == 0)
+        exec_child(o, exe, envp, stdin_fd, pp);
     int fork_errno = errno;
     free(envp);
-    if (devnull >= 0)
-        close(devnull); /* the /dev/null or the stdin pipe's read end */
-    close(outp[1]);
-    close(errp[1]);
-    close(exep[1]);
-    if (pid < 0) {
-        close(outp[0]);
-        close(errp[0]);
-        close(exep[0]);
-        if (inp[1] >= 0)
-            close(inp[1]);
-        cdch_err_set(err, "fork: %s", strerror(fork_errno));
-        return NULL;
-    }
-    setpgid(pid, pid); /* also in the parent: no race with an early kill */
+    if (stdin_fd >= 0)
+        close(stdin_fd); /* the /dev/null or the stdin pipe's read end */
+    pp[PIPE_IN][0] = -1;
+    close_fd(&pp[PIPE_OUT][1]);
+    close_fd(&pp[PIPE_ERR][1]);
+    close_fd(&pp[PIPE_EXEC][1]);
     int code = 0;
-    ssize_t r;
-    do {
-        r = read(exep[0], &code, sizeof code);
-    } while (r < 0 && errno == EINTR);
-    close(exep[0]);
-    if (r == (ssize_t)sizeof code) {
+    if (pid < 0) {
+        cdch_err_set(err, "fork: %s", strerror(fork_errno));
+    } else {
+        setpgid(pid, pid); /* also in the parent: no race with an early kill */
+        code = exec_errno(pp[PIPE_EXEC][0]);
+    }
+    close_fd(&pp[PIPE_EXEC][0]);
+    cdch_proc *p = NULL;
+    if (pid > 0 && code) {
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
-        close(outp[0]);
-        close(errp[0]);
-        if (inp[1] >= 0)
-            close(inp[1]);
         cdch_err_set(err, "cannot run '%s'%s%s: %s", exe, o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(code));
-        return NULL;
-    }
-    cdch_proc *p = calloc(1, sizeof *p);
-    if (!p) {
+    } else if (pid > 0 && !(p = calloc(1, sizeof *p))) {
         kill(-pid, SIGKILL);
         waitpid(pid, NULL, 0);
-        close(outp[0]);
-        close(errp[0]);
-        if (inp[1] >= 0)
-            close(inp[1]);
         cdch_err_set(err, "out of memory");
+    }
+    if (!p) {
+        close_fd(&pp[PIPE_OUT][0]);
+        close_fd(&pp[PIPE_ERR][0]);
+        close_fd(&pp[PIPE_IN][1]);
         return NULL;
     }
     p->pid = pid;
-    p->in_fd = inp[1];
-    p->out_fd = outp[0];
-    p->err_fd = errp[0];
+    p->in_fd = pp[PIPE_IN][1];
+    p->out_fd = pp[PIPE_OUT][0];
+    p->err_fd = pp[PIPE_ERR][0];
     p->status = -1;
     p->stderr_copy = o->stderr_copy;
-    fcntl(p->out_fd, F_SETFL, fcntl(p->out_fd, F_GETFL) | O_NONBLOCK);
-    if (p->in_fd >= 0)
-        fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
-    fcntl(p->err_fd, F_SETFL, fcntl(p->err_fd, F_GETFL) | O_NONBLOCK);
+    set_nonblock(p->out_fd);
+    set_nonblock(p->in_fd);
+    set_nonblock(p->err_fd);
     return p;
 }
 
