@@ -75,14 +75,8 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         return CDCH_EXIT_BAD_INPUT;
     }
-    if (!mode) {
-        switch (s->binlog.compression) {
-        case CDCH_COMPRESSION_ON: mode = "compressed"; break;
-        case CDCH_COMPRESSION_OFF: mode = "uncompressed"; break;
-        case CDCH_COMPRESSION_FLIP: mode = "flip"; break;
-        default: mode = "both"; break;
-        }
-    }
+    if (!mode)
+        mode = cli_scenario_mode(s, "both");
     cdch_stream_stats st;
     int rc = CDCH_EXIT_OK;
     if (strcmp(mode, "both") == 0) {

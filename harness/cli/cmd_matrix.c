@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -18,12 +16,8 @@
 #include "proc.h"
 #include "report.h"
 #include "runner.h"
-#include "value.h"
+#include "sys.h"
 #include "xalloc.h"
-
-#ifndef CDCH_SOURCE_DIR
-#define CDCH_SOURCE_DIR "."
-#endif
 
 enum { MATRIX_EXIT_REGRESSION = 1, MATRIX_EXIT_HARNESS = 2 };
 
@@ -67,12 +61,6 @@ static void matrix_usage(FILE *f)
             "harness could not run) or a usage error\n");
 }
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    cdch_proc_interrupt();
-}
-
 typedef struct mstate {
     const cdch_matrix *m;
     bool quick;
@@ -85,12 +73,7 @@ typedef struct mstate {
     size_t total;
 } mstate;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return (double)cdch_now_ns() / 1e9; }
 
 static bool keep_cell(void *ud, const cdch_cell *c)
 {
@@ -156,12 +139,6 @@ static bool parse_shard(const char *s, unsigned *k, unsigned *n)
     return true;
 }
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static void json_str(cdch_buf *b, const char *s) { cdch_put_json_str(b, s, strlen(s), 0); }
 
 /* The report's top-level "matrix" object: equal across shards but for "shard". */
@@ -222,8 +199,8 @@ static const cdch_cell *find_cell(cdch_run *r, size_t con, size_t sc, const char
     return NULL;
 }
 
-/* Returns the exit status contribution: 0 all safe, 1 some unsafe, 2 some unknown (none unsafe). */
-static int preflip(cdch_run *r, const char *dir, FILE *out)
+/* One entry per consumer@version, in the order of their first cell. */
+static flipcon *flip_consumers(cdch_run *r, size_t *count)
 {
     flipcon *fc = NULL;
     size_t nfc = 0;
@@ -241,36 +218,86 @@ static int preflip(cdch_run *r, const char *dir, FILE *out)
             nfc++;
         }
     }
-    for (size_t k = 0; k < nfc; k++) {
-        flipcon *f = &fc[k];
-        for (size_t i = 0; i < cdch_run_ncells(r); i++) {
-            const cdch_cell *c = cdch_run_cell(r, i);
-            if (c->consumer_idx != f->consumer_idx || strcmp(c->mode, "uncompressed") == 0)
-                continue;
-            /* a compressed or flip cell against the same scenario uncompressed */
-            const cdch_cell *u = find_cell(r, c->consumer_idx, c->scenario_idx, "uncompressed");
-            f->scenarios++;
-            if (c->verdict == CDCH_VERDICT_HARNESS_ERROR || (u && u->verdict == CDCH_VERDICT_HARNESS_ERROR)) {
-                if (f->state == 0)
-                    f->state = 2;
-                cdch_buf_printf(&f->evidence, "  - %s %s: not known (harness error: %s)\n", c->scenario, c->mode,
-                                c->summary ? c->summary : "");
-                continue;
-            }
-            cdch_verdict base = u ? u->verdict : CDCH_VERDICT_PASS;
-            if (cdch_verdict_worse(c->verdict, base)) {
-                f->state = 1;
-                f->worse++;
-                cdch_buf_printf(&f->evidence, "  - %s: %s %s, uncompressed %s — %s\n", c->scenario, c->mode,
-                                cdch_verdict_name(c->verdict), u ? cdch_verdict_name(base) : "not run",
-                                c->summary ? c->summary : "");
-            } else if (c->verdict != CDCH_VERDICT_PASS) {
-                f->preexisting++;
-                cdch_buf_printf(&f->evidence, "  - %s: %s %s, as uncompressed (%s) — not caused by compression\n",
-                                c->scenario, c->mode, cdch_verdict_name(c->verdict), cdch_verdict_name(base));
-            }
+    *count = nfc;
+    return fc;
+}
+
+/* Each compressed or flip cell of f against the same scenario uncompressed:
+ * f's state, counts and evidence. */
+static void flip_judge(cdch_run *r, flipcon *f)
+{
+    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+        const cdch_cell *c = cdch_run_cell(r, i);
+        if (c->consumer_idx != f->consumer_idx || strcmp(c->mode, "uncompressed") == 0)
+            continue;
+        const cdch_cell *u = find_cell(r, c->consumer_idx, c->scenario_idx, "uncompressed");
+        f->scenarios++;
+        if (c->verdict == CDCH_VERDICT_HARNESS_ERROR || (u && u->verdict == CDCH_VERDICT_HARNESS_ERROR)) {
+            if (f->state == 0)
+                f->state = 2;
+            cdch_buf_printf(&f->evidence, "  - %s %s: not known (harness error: %s)\n", c->scenario, c->mode,
+                            c->summary ? c->summary : "");
+            continue;
+        }
+        cdch_verdict base = u ? u->verdict : CDCH_VERDICT_PASS;
+        if (cdch_verdict_worse(c->verdict, base)) {
+            f->state = 1;
+            f->worse++;
+            cdch_buf_printf(&f->evidence, "  - %s: %s %s, uncompressed %s — %s\n", c->scenario, c->mode,
+                            cdch_verdict_name(c->verdict), u ? cdch_verdict_name(base) : "not run",
+                            c->summary ? c->summary : "");
+        } else if (c->verdict != CDCH_VERDICT_PASS) {
+            f->preexisting++;
+            cdch_buf_printf(&f->evidence, "  - %s: %s %s, as uncompressed (%s) — not caused by compression\n",
+                            c->scenario, c->mode, cdch_verdict_name(c->verdict), cdch_verdict_name(base));
         }
     }
+}
+
+/* f's answer: its lines on out, its row of preflip.md, its object of preflip.json. */
+static void flip_render(flipcon *f, bool first, FILE *out, cdch_buf *md, cdch_buf *js)
+{
+    const char *ans = f->state == 1 ? "NOT SAFE" : f->state == 2 ? "UNKNOWN" : "SAFE";
+    fprintf(out, "  %-8s %s@%s (%zu compressed/flip cells, %zu worse than uncompressed)\n", ans, f->family,
+            f->version, f->scenarios, f->worse);
+    if (f->evidence.len)
+        fputs(cdch_buf_cstr(&f->evidence), out);
+    cdch_buf_printf(md, "| %s@%s | **%s** | %zu | %zu | %zu |\n", f->family, f->version, ans, f->scenarios,
+                    f->worse, f->preexisting);
+    cdch_put_str(js, first ? "{\"consumer\":" : ",{\"consumer\":");
+    cdch_buf b2 = CDCH_BUF_INIT;
+    cdch_buf_printf(&b2, "%s@%s", f->family, f->version);
+    json_str(js, cdch_buf_cstr(&b2));
+    cdch_buf_free(&b2);
+    cdch_put_str(js, ",\"answer\":");
+    json_str(js, f->state == 1 ? "not-safe" : f->state == 2 ? "unknown" : "safe");
+    cdch_buf_printf(js, ",\"cells\":%zu,\"worse_when_compressed\":%zu,\"preexisting\":%zu,\"evidence\":",
+                    f->scenarios, f->worse, f->preexisting);
+    json_str(js, cdch_buf_cstr(&f->evidence));
+    cdch_put_str(js, "}");
+}
+
+/* dir/name := b (best effort, like the other report files of a finished run). */
+static void write_text(const char *dir, const char *name, cdch_buf *b)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs(cdch_buf_cstr(b), f);
+        fclose(f);
+    }
+}
+
+/* The pre-flip answer per consumer@version on out and in dir/preflip.md and
+ * dir/preflip.json. Returns the exit status contribution: 0 all safe, 1 some
+ * unsafe, 2 some unknown (none unsafe). */
+static int preflip(cdch_run *r, const char *dir, FILE *out)
+{
+    size_t nfc;
+    flipcon *fc = flip_consumers(r, &nfc);
+    for (size_t k = 0; k < nfc; k++)
+        flip_judge(r, &fc[k]);
     int rc = 0;
     cdch_buf md = CDCH_BUF_INIT, js = CDCH_BUF_INIT;
     cdch_put_str(&md, "# Pre-flip check: may binlog_transaction_compression be turned on?\n\n"
@@ -281,48 +308,19 @@ static int preflip(cdch_run *r, const char *dir, FILE *out)
     cdch_put_str(&js, "{\"format\":\"cdcharness-preflip\",\"version\":1,\"consumers\":[");
     fprintf(out, "\nPre-flip: may binlog_transaction_compression be turned on?\n");
     for (size_t k = 0; k < nfc; k++) {
-        flipcon *f = &fc[k];
-        const char *ans = f->state == 1 ? "NOT SAFE" : f->state == 2 ? "UNKNOWN" : "SAFE";
-        if (f->state == 1)
+        if (fc[k].state == 1)
             rc = 1;
-        else if (f->state == 2 && rc == 0)
+        else if (fc[k].state == 2 && rc == 0)
             rc = 2;
-        fprintf(out, "  %-8s %s@%s (%zu compressed/flip cells, %zu worse than uncompressed)\n", ans, f->family,
-                f->version, f->scenarios, f->worse);
-        if (f->evidence.len)
-            fputs(cdch_buf_cstr(&f->evidence), out);
-        cdch_buf_printf(&md, "| %s@%s | **%s** | %zu | %zu | %zu |\n", f->family, f->version, ans, f->scenarios,
-                        f->worse, f->preexisting);
-        cdch_put_str(&js, k ? ",{\"consumer\":" : "{\"consumer\":");
-        cdch_buf b2 = CDCH_BUF_INIT;
-        cdch_buf_printf(&b2, "%s@%s", f->family, f->version);
-        json_str(&js, cdch_buf_cstr(&b2));
-        cdch_buf_free(&b2);
-        cdch_put_str(&js, ",\"answer\":");
-        json_str(&js, f->state == 1 ? "not-safe" : f->state == 2 ? "unknown" : "safe");
-        cdch_buf_printf(&js, ",\"cells\":%zu,\"worse_when_compressed\":%zu,\"preexisting\":%zu,\"evidence\":",
-                        f->scenarios, f->worse, f->preexisting);
-        json_str(&js, cdch_buf_cstr(&f->evidence));
-        cdch_put_str(&js, "}");
+        flip_render(&fc[k], k == 0, out, &md, &js);
     }
     cdch_put_str(&js, "]}\n");
     cdch_put_str(&md, "\n");
     for (size_t k = 0; k < nfc; k++)
         if (fc[k].evidence.len)
             cdch_buf_printf(&md, "## %s@%s\n\n%s\n", fc[k].family, fc[k].version, cdch_buf_cstr(&fc[k].evidence));
-    char p[4096];
-    snprintf(p, sizeof p, "%s/preflip.md", dir);
-    FILE *f = fopen(p, "w");
-    if (f) {
-        fputs(cdch_buf_cstr(&md), f);
-        fclose(f);
-    }
-    snprintf(p, sizeof p, "%s/preflip.json", dir);
-    f = fopen(p, "w");
-    if (f) {
-        fputs(cdch_buf_cstr(&js), f);
-        fclose(f);
-    }
+    write_text(dir, "preflip.md", &md);
+    write_text(dir, "preflip.json", &js);
     for (size_t k = 0; k < nfc; k++)
         cdch_buf_free(&fc[k].evidence);
     free(fc);
@@ -331,72 +329,54 @@ static int preflip(cdch_run *r, const char *dir, FILE *out)
     return rc;
 }
 
-int cmd_matrix(int argc, char **argv)
+/* ---- the command ---------------------------------------------------------------- */
+
+/* The command line of `matrix`, parsed. */
+typedef struct matrix_args {
+    cli_cell_opts co; /* --timeout, -j, --baseline, --report-dir, --consumers-dir, --quiet */
+    bool quick, pre_flip, list;
+    unsigned shard_k, shard_n; /* 0/0: no --shard */
+    const char *path;          /* the matrix file */
+} matrix_args;
+
+/* Parse argv into a; returns -1 to go on, else the exit status (--help, or
+ * the first usage error). */
+static int matrix_parse(int argc, char **argv, matrix_args *a)
 {
-    enum { O_SHARD = 256, O_BASELINE, O_PREFLIP, O_REPORT_DIR, O_LIST, O_CONSUMERS_DIR, O_QUICK, O_QUIET };
+    enum { O_QUICK = CLI_O_EXTRA, O_SHARD, O_PREFLIP, O_LIST };
     static const struct option opts[] = {
         {"quick", no_argument, NULL, O_QUICK},
-        {"jobs", required_argument, NULL, 'j'},
         {"shard", required_argument, NULL, O_SHARD},
-        {"baseline", required_argument, NULL, O_BASELINE},
         {"pre-flip", no_argument, NULL, O_PREFLIP},
-        {"report-dir", required_argument, NULL, O_REPORT_DIR},
         {"list", no_argument, NULL, O_LIST},
-        {"timeout", required_argument, NULL, 't'},
-        {"consumers-dir", required_argument, NULL, O_CONSUMERS_DIR},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, 'h'},
+        CLI_CELL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    bool quick = false, pre_flip = false, list = false, quiet = false;
-    unsigned shard_k = 0, shard_n = 0;
-    const char *baseline = NULL, *report_dir = "reports/latest";
-    const char *dirs[32];
-    size_t nd = 0;
-    double timeout = 0;
+    memset(a, 0, sizeof *a);
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    if (jobs < 1)
-        jobs = 1;
+    cli_cell_opts_init(&a->co, "matrix", jobs < 1 ? 1 : jobs);
+    a->co.terse_timeout = true;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "j:t:h", opts, NULL)) != -1) {
         switch (c) {
-        case O_QUICK: quick = true; break;
-        case 'j': {
-            char *end;
-            jobs = strtol(optarg, &end, 10);
-            if (*end || jobs < 1 || jobs > 256) {
-                fprintf(stderr, "cdcharness matrix: -j wants 1..256, not '%s'\n", optarg);
-                return MATRIX_EXIT_HARNESS;
-            }
-            break;
-        }
+        case O_QUICK: a->quick = true; break;
         case O_SHARD:
-            if (!parse_shard(optarg, &shard_k, &shard_n)) {
+            if (!parse_shard(optarg, &a->shard_k, &a->shard_n)) {
                 fprintf(stderr, "cdcharness matrix: --shard wants K/N with 1 <= K <= N, not '%s'\n", optarg);
                 return MATRIX_EXIT_HARNESS;
             }
             break;
-        case O_BASELINE: baseline = optarg; break;
-        case O_PREFLIP: pre_flip = true; break;
-        case O_REPORT_DIR: report_dir = optarg; break;
-        case O_LIST: list = true; break;
-        case 't': {
-            char *end;
-            timeout = strtod(optarg, &end);
-            if (*end || timeout <= 0) {
-                fprintf(stderr, "cdcharness matrix: --timeout wants a positive number of seconds\n");
-                return MATRIX_EXIT_HARNESS;
+        case O_PREFLIP: a->pre_flip = true; break;
+        case O_LIST: a->list = true; break;
+        case 'h': matrix_usage(stdout); return CDCH_EXIT_OK;
+        default:
+            switch (cli_cell_opt(&a->co, c, optarg)) {
+            case 1: break;
+            case 0: return MATRIX_EXIT_HARNESS;
+            default: matrix_usage(stderr); return MATRIX_EXIT_HARNESS;
             }
             break;
-        }
-        case O_CONSUMERS_DIR:
-            if (nd < 32)
-                dirs[nd++] = optarg;
-            break;
-        case O_QUIET: quiet = true; break;
-        case 'h': matrix_usage(stdout); return CDCH_EXIT_OK;
-        default: matrix_usage(stderr); return MATRIX_EXIT_HARNESS;
         }
     }
     if (optind != argc - 1) {
@@ -404,39 +384,30 @@ int cmd_matrix(int argc, char **argv)
         matrix_usage(stderr);
         return MATRIX_EXIT_HARNESS;
     }
-    if (baseline && pre_flip) {
+    if (a->co.baseline && a->pre_flip) {
         fprintf(stderr, "cdcharness matrix: --baseline and --pre-flip are different gates; give one\n");
         return MATRIX_EXIT_HARNESS;
     }
-    cdch_err err;
-    cdch_matrix *m = cdch_matrix_load(argv[optind], &err);
-    if (!m) {
-        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
-        return MATRIX_EXIT_HARNESS;
-    }
-    if (quick && !m->nquick_scenarios && !m->nquick_consumers) {
-        fprintf(stderr, "cdcharness matrix: %s has no 'quick' subset\n", m->path);
-        cdch_matrix_free(m);
-        return MATRIX_EXIT_HARNESS;
-    }
-    if (!nd) {
-        for (size_t i = 0; i < m->nconsumers_dirs && nd < 32; i++)
-            dirs[nd++] = m->consumers_dirs[i];
-        if (!nd)
-            dirs[nd++] = is_dir("consumers") ? "consumers" : CDCH_SOURCE_DIR "/consumers";
-    }
+    a->path = argv[optind];
+    return -1;
+}
+
+/* The gate's expectations (*gate: its name for the report); NULL (message
+ * printed) when the baseline cannot be read. */
+static cdch_expect *matrix_expect(const matrix_args *a, const cdch_matrix *m, const char **gate)
+{
     cdch_expect *ex = cdch_expect_new();
-    const char *gate = "expect";
-    if (baseline) {
-        gate = "baseline";
-        if (cdch_expect_load_baseline(ex, baseline, &err) != 0) {
+    *gate = "expect";
+    if (a->co.baseline) {
+        *gate = "baseline";
+        cdch_err err;
+        if (cdch_expect_load_baseline(ex, a->co.baseline, &err) != 0) {
             fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
             cdch_expect_free(ex);
-            cdch_matrix_free(m);
-            return MATRIX_EXIT_HARNESS;
+            return NULL;
         }
-    } else if (pre_flip) {
-        gate = "pre-flip"; /* cells are judged against their uncompressed twin, below */
+    } else if (a->pre_flip) {
+        *gate = "pre-flip"; /* cells are judged against their uncompressed twin, in preflip() */
         cdch_expect_use_manifests(ex, true);
     } else if (strcmp(m->expect, "manifest") == 0) {
         cdch_expect_use_manifests(ex, true);
@@ -445,105 +416,105 @@ int cmd_matrix(int argc, char **argv)
         cdch_verdict_parse(m->expect, &v);
         cdch_expect_set_default(ex, v);
     }
+    return ex;
+}
 
-    mstate st;
-    memset(&st, 0, sizeof st);
-    st.m = m;
-    st.quick = quick;
-    st.ex = ex;
-    st.tty = isatty(2);
-    st.quiet = quiet;
+/* *out := the run of matrix m (options, consumers, scenarios); the caller
+ * frees it. -1 (message printed) when the matrix names a mode, consumer or
+ * scenario it cannot use. */
+static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_run **out)
+{
+    if (!a->co.ndirs) {
+        for (size_t i = 0; i < m->nconsumers_dirs && a->co.ndirs < CLI_MAX_CONSUMER_DIRS; i++)
+            a->co.dirs[a->co.ndirs++] = m->consumers_dirs[i];
+        if (!a->co.ndirs)
+            a->co.dirs[a->co.ndirs++] = cli_default_consumers_dir();
+    }
     cdch_run_opts ro;
     cdch_run_opts_init(&ro);
-    ro.consumer_dirs = dirs;
-    ro.nconsumer_dirs = nd;
-    ro.jobs = (int)jobs;
-    ro.report_dir = report_dir;
+    ro.consumer_dirs = a->co.dirs;
+    ro.nconsumer_dirs = a->co.ndirs;
+    ro.jobs = (int)a->co.jobs;
+    ro.report_dir = a->co.report_dir;
     ro.progress = NULL;
-    ro.setup_progress = quiet ? NULL : stderr;
+    ro.setup_progress = a->co.quiet ? NULL : stderr;
     ro.on_cell = on_cell;
-    ro.on_cell_ud = &st;
+    ro.on_cell_ud = st;
     ro.keep = keep_cell;
-    ro.keep_ud = &st;
-    ro.shard_k = shard_k;
-    ro.shard_n = shard_n;
+    ro.keep_ud = st;
+    ro.shard_k = a->shard_k;
+    ro.shard_n = a->shard_n;
     if (m->timeout > 0)
         ro.timeout_s = m->timeout;
-    if (timeout > 0)
-        ro.timeout_s = timeout;
+    if (a->co.timeout_s > 0)
+        ro.timeout_s = a->co.timeout_s;
     if (m->grace > 0)
         ro.grace_s = m->grace;
     ro.idle_after_stream_s = m->idle_after_stream; /* 0 = auto */
-    cdch_run *r = cdch_run_new(&ro);
-    st.run = r;
-    int rc = CDCH_EXIT_OK;
-    if (cdch_run_set_mode(r, pre_flip ? "both" : m->modes, &err) != 0) {
+    cdch_run *r = *out = cdch_run_new(&ro);
+    st->run = r;
+    cdch_err err;
+    if (cdch_run_set_mode(r, a->pre_flip ? "both" : m->modes, &err) != 0) {
         fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
-        rc = MATRIX_EXIT_HARNESS;
-        goto out;
+        return -1;
     }
     for (size_t i = 0; i < m->nconsumers; i++)
         if (cdch_run_add_consumer(r, m->consumers[i], &err) != 0) {
             fprintf(stderr, "cdcharness matrix: %s: %s\n", m->path, err.msg);
-            rc = MATRIX_EXIT_HARNESS;
-            goto out;
+            return -1;
         }
     for (size_t i = 0; i < m->nscenarios; i++)
         if (cdch_run_add_scenario(r, m->scenarios[i], &err) != 0) {
             fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
-            rc = MATRIX_EXIT_HARNESS;
-            goto out;
+            return -1;
         }
-    size_t total = 0;
-    cdch_run_plan(r, &total);
-    st.total = cdch_run_ncells(r);
-    if (list) {
-        for (size_t i = 0; i < cdch_run_ncells(r); i++) {
-            const cdch_cell *cl = cdch_run_cell(r, i);
-            printf("%zu\t%s@%s\t%s\t%s\n", cl->index, cl->family, cl->version, cl->scenario, cl->mode);
-        }
-        fprintf(stderr, "%zu of %zu planned cells%s; %zu excluded by the matrix\n", cdch_run_ncells(r), total,
-                shard_n ? " in this shard" : "", st.excluded);
-        goto out;
+    return 0;
+}
+
+/* --list: the planned cells on stdout, the count on stderr. */
+static void matrix_list(cdch_run *r, const matrix_args *a, size_t total, size_t excluded)
+{
+    for (size_t i = 0; i < cdch_run_ncells(r); i++) {
+        const cdch_cell *cl = cdch_run_cell(r, i);
+        printf("%zu\t%s@%s\t%s\t%s\n", cl->index, cl->family, cl->version, cl->scenario, cl->mode);
     }
-    if (!quiet)
-        fprintf(stderr, "matrix %s%s: %zu cells%s (%zu planned, %zu excluded), -j %ld, reports in %s\n", m->name,
-                quick ? " (quick)" : "", cdch_run_ncells(r), shard_n ? " in this shard" : "", total, st.excluded,
-                jobs, report_dir);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    st.t0 = now_s();
-    if (cdch_run_execute(r, &err) != 0) {
-        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
-        rc = MATRIX_EXIT_HARNESS;
-        goto out;
-    }
-    size_t unmet = cdch_expect_apply(ex, r);
-    size_t harness_errors = 0;
-    for (size_t i = 0; i < cdch_run_ncells(r); i++)
-        if (cdch_run_cell(r, i)->verdict == CDCH_VERDICT_HARNESS_ERROR)
-            harness_errors++;
-    char *mj = matrix_json(m, quick, shard_k, shard_n, total, st.excluded, gate);
+    fprintf(stderr, "%zu of %zu planned cells%s; %zu excluded by the matrix\n", cdch_run_ncells(r), total,
+            a->shard_n ? " in this shard" : "", excluded);
+}
+
+/* The reports of a finished run; returns CDCH_EXIT_OK or MATRIX_EXIT_HARNESS. */
+static int matrix_report(cdch_run *r, const matrix_args *a, const cdch_matrix *m, size_t total, size_t excluded,
+                         const char *gate)
+{
+    int rc = CDCH_EXIT_OK;
+    char *mj = matrix_json(m, a->quick, a->shard_k, a->shard_n, total, excluded, gate);
     size_t *idx = cdch_xcalloc(cdch_run_ncells(r) + 1, sizeof *idx);
     for (size_t i = 0; i < cdch_run_ncells(r); i++)
         idx[i] = cdch_run_cell(r, i)->index;
     cdch_report_meta meta = {mj, idx};
     cdch_report_table(r, stdout);
-    if (cdch_report_write_meta(r, report_dir, &meta, &err) != 0) {
+    cdch_err err;
+    if (cdch_report_write_meta(r, a->co.report_dir, &meta, &err) != 0) {
         fprintf(stderr, "cdcharness matrix: report: %s\n", err.msg);
         rc = MATRIX_EXIT_HARNESS;
-    } else if (!quiet) {
-        fprintf(stderr, "reports: %s/{report.html,report.json,junit.xml,summary.md}\n", report_dir);
+    } else if (!a->co.quiet) {
+        fprintf(stderr, "reports: %s/{report.html,report.json,junit.xml,summary.md}\n", a->co.report_dir);
     }
     free(mj);
     free(idx);
-    if (pre_flip) {
-        int pf = preflip(r, report_dir, stdout);
+    return rc;
+}
+
+/* The gate's answer after the reports (rc: their status so far); returns the
+ * exit status. */
+static int matrix_gate(cdch_run *r, const matrix_args *a, size_t unmet, const char *gate, int rc)
+{
+    size_t harness_errors = 0;
+    for (size_t i = 0; i < cdch_run_ncells(r); i++)
+        if (cdch_run_cell(r, i)->verdict == CDCH_VERDICT_HARNESS_ERROR)
+            harness_errors++;
+    if (a->pre_flip) {
+        int pf = preflip(r, a->co.report_dir, stdout);
         if (rc == CDCH_EXIT_OK)
             rc = pf == 1 ? MATRIX_EXIT_REGRESSION : pf == 2 ? MATRIX_EXIT_HARNESS : CDCH_EXIT_OK;
     } else if (rc == CDCH_EXIT_OK && unmet) {
@@ -562,8 +533,70 @@ int cmd_matrix(int argc, char **argv)
     }
     if (cdch_proc_interrupted() && rc == CDCH_EXIT_OK)
         rc = MATRIX_EXIT_HARNESS;
+    return rc;
+}
+
+/* Plan, run, report and gate matrix m. */
+static int matrix_execute(matrix_args *a, const cdch_matrix *m, const cdch_expect *ex, const char *gate)
+{
+    mstate st;
+    memset(&st, 0, sizeof st);
+    st.m = m;
+    st.quick = a->quick;
+    st.ex = ex;
+    st.tty = isatty(2);
+    st.quiet = a->co.quiet;
+    cdch_run *r = NULL;
+    int rc = MATRIX_EXIT_HARNESS;
+    if (matrix_setup(a, m, &st, &r) != 0)
+        goto out;
+    size_t total = 0;
+    cdch_run_plan(r, &total);
+    st.total = cdch_run_ncells(r);
+    if (a->list) {
+        matrix_list(r, a, total, st.excluded);
+        rc = CDCH_EXIT_OK;
+        goto out;
+    }
+    if (!a->co.quiet)
+        fprintf(stderr, "matrix %s%s: %zu cells%s (%zu planned, %zu excluded), -j %ld, reports in %s\n", m->name,
+                a->quick ? " (quick)" : "", cdch_run_ncells(r), a->shard_n ? " in this shard" : "", total,
+                st.excluded, a->co.jobs, a->co.report_dir);
+    cli_trap_interrupts();
+    st.t0 = now_s();
+    cdch_err err;
+    if (cdch_run_execute(r, &err) != 0) {
+        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+        goto out;
+    }
+    size_t unmet = cdch_expect_apply(ex, r);
+    rc = matrix_report(r, a, m, total, st.excluded, gate);
+    rc = matrix_gate(r, a, unmet, gate, rc);
 out:
     cdch_run_free(r);
+    return rc;
+}
+
+int cmd_matrix(int argc, char **argv)
+{
+    matrix_args a;
+    int rc = matrix_parse(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    cdch_err err;
+    cdch_matrix *m = cdch_matrix_load(a.path, &err);
+    if (!m) {
+        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+        return MATRIX_EXIT_HARNESS;
+    }
+    if (a.quick && !m->nquick_scenarios && !m->nquick_consumers) {
+        fprintf(stderr, "cdcharness matrix: %s has no 'quick' subset\n", m->path);
+        cdch_matrix_free(m);
+        return MATRIX_EXIT_HARNESS;
+    }
+    const char *gate;
+    cdch_expect *ex = matrix_expect(&a, m, &gate);
+    rc = ex ? matrix_execute(&a, m, ex, gate) : MATRIX_EXIT_HARNESS;
     cdch_expect_free(ex);
     cdch_matrix_free(m);
     return rc;

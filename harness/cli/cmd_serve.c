@@ -131,7 +131,89 @@ enum {
     OPT_ONCE, OPT_QUIET, OPT_STREAM_DIR,
 };
 
-int cmd_serve(int argc, char **argv)
+/* The command line of `serve`, parsed. */
+typedef struct serve_args {
+    cdch_server_opts so;
+    const char *mode;       /* NULL: the scenario's */
+    const char *stream_dir; /* NULL: generate the stream */
+    const char *scenario;
+    bool quiet;
+} serve_args;
+
+/* The fault counter a fault option sets, or NULL. */
+static uint64_t *fault_counter(cdch_server_faults *f, int c)
+{
+    switch (c) {
+    case OPT_DROP_EVENTS: return &f->drop_after_events;
+    case OPT_DROP_BYTES: return &f->drop_after_bytes;
+    case OPT_CORRUPT: return &f->corrupt_checksum_at;
+    case OPT_TRUNCATE: return &f->truncate_event_at;
+    case OPT_UNKNOWN: return &f->unknown_event_at;
+    case OPT_STALL: return &f->stall_at;
+    default: return NULL;
+    }
+}
+
+/* Take option c (long option `name`) with value arg into a; false (message
+ * printed) on a bad value. */
+static bool serve_opt(serve_args *a, int c, const char *name, const char *arg)
+{
+    cdch_server_opts *so = &a->so;
+    uint64_t v, *counter = fault_counter(&so->faults, c);
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", name);
+    if (counter)
+        return parse_count(opt, arg, counter) == 0;
+    switch (c) {
+    case OPT_MODE: a->mode = arg; break;
+    case OPT_PORT:
+        if (parse_count(opt, arg, &v) != 0 || v > 65535) {
+            fprintf(stderr, "cdcharness serve: --port must be 0..65535\n");
+            return false;
+        }
+        so->port = (uint16_t)v;
+        break;
+    case OPT_BIND: so->bind = arg; break;
+    case OPT_USER: so->user = arg; break;
+    case OPT_PASSWORD: so->password = arg; break;
+    case OPT_AUTH:
+        if (!strcmp(arg, "caching_sha2_password"))
+            so->auth = CDCH_AUTH_CACHING_SHA2;
+        else if (!strcmp(arg, "mysql_native_password"))
+            so->auth = CDCH_AUTH_NATIVE;
+        else {
+            fprintf(stderr, "cdcharness serve: --auth is caching_sha2_password or mysql_native_password, not '%s'\n",
+                    arg);
+            return false;
+        }
+        break;
+    case OPT_VERSION: so->version_string = arg; break;
+    case OPT_CERT: so->tls_cert = arg; break;
+    case OPT_KEY: so->tls_key = arg; break;
+    case OPT_LOG: so->log_queries = true; break;
+    case OPT_RATE:
+        if (parse_rate(arg, &so->link_rate_bps) != 0) {
+            fprintf(stderr, "cdcharness serve: --link-rate '%s': use e.g. 256kbit, 10mbit, 64kbps or bits/s\n", arg);
+            return false;
+        }
+        break;
+    case OPT_DELAY:
+        if (parse_delay(arg, &so->link_delay_ms) != 0) {
+            fprintf(stderr, "cdcharness serve: --link-delay '%s': use e.g. 100ms or 1s (at most 600s)\n", arg);
+            return false;
+        }
+        break;
+    case OPT_ONCE: so->faults.once = true; break;
+    case OPT_STREAM_DIR: a->stream_dir = arg; break;
+    case OPT_QUIET: a->quiet = true; break;
+    default: break;
+    }
+    return true;
+}
+
+/* Parse argv into a; returns -1 to go on, else the exit status (--help, or
+ * the first usage error). */
+static int serve_parse(int argc, char **argv, serve_args *a)
 {
     static const struct option opts[] = {
         {"mode", required_argument, NULL, OPT_MODE},
@@ -158,171 +240,74 @@ int cmd_serve(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cdch_server_opts so;
-    memset(&so, 0, sizeof so);
-    const char *mode = NULL, *stream_dir = NULL;
-    bool quiet = false;
-    int c;
+    memset(a, 0, sizeof *a);
+    int c, li = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        uint64_t v;
-        switch (c) {
-        case OPT_MODE: mode = optarg; break;
-        case OPT_PORT:
-            if (parse_count("--port", optarg, &v) != 0 || v > 65535) {
-                fprintf(stderr, "cdcharness serve: --port must be 0..65535\n");
-                return CDCH_EXIT_USAGE;
-            }
-            so.port = (uint16_t)v;
-            break;
-        case OPT_BIND: so.bind = optarg; break;
-        case OPT_USER: so.user = optarg; break;
-        case OPT_PASSWORD: so.password = optarg; break;
-        case OPT_AUTH:
-            if (!strcmp(optarg, "caching_sha2_password"))
-                so.auth = CDCH_AUTH_CACHING_SHA2;
-            else if (!strcmp(optarg, "mysql_native_password"))
-                so.auth = CDCH_AUTH_NATIVE;
-            else {
-                fprintf(stderr, "cdcharness serve: --auth is caching_sha2_password or mysql_native_password, not '%s'\n",
-                        optarg);
-                return CDCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_VERSION: so.version_string = optarg; break;
-        case OPT_CERT: so.tls_cert = optarg; break;
-        case OPT_KEY: so.tls_key = optarg; break;
-        case OPT_LOG: so.log_queries = true; break;
-        case OPT_RATE:
-            if (parse_rate(optarg, &so.link_rate_bps) != 0) {
-                fprintf(stderr, "cdcharness serve: --link-rate '%s': use e.g. 256kbit, 10mbit, 64kbps or bits/s\n",
-                        optarg);
-                return CDCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_DELAY:
-            if (parse_delay(optarg, &so.link_delay_ms) != 0) {
-                fprintf(stderr, "cdcharness serve: --link-delay '%s': use e.g. 100ms or 1s (at most 600s)\n", optarg);
-                return CDCH_EXIT_USAGE;
-            }
-            break;
-        case OPT_DROP_EVENTS:
-            if (parse_count("--drop-after-events", optarg, &so.faults.drop_after_events) != 0)
-                return CDCH_EXIT_USAGE;
-            break;
-        case OPT_DROP_BYTES:
-            if (parse_count("--drop-after-bytes", optarg, &so.faults.drop_after_bytes) != 0)
-                return CDCH_EXIT_USAGE;
-            break;
-        case OPT_CORRUPT:
-            if (parse_count("--corrupt-checksum-at", optarg, &so.faults.corrupt_checksum_at) != 0)
-                return CDCH_EXIT_USAGE;
-            break;
-        case OPT_TRUNCATE:
-            if (parse_count("--truncate-event-at", optarg, &so.faults.truncate_event_at) != 0)
-                return CDCH_EXIT_USAGE;
-            break;
-        case OPT_UNKNOWN:
-            if (parse_count("--unknown-event-at", optarg, &so.faults.unknown_event_at) != 0)
-                return CDCH_EXIT_USAGE;
-            break;
-        case OPT_STALL:
-            if (parse_count("--stall-at", optarg, &so.faults.stall_at) != 0)
-                return CDCH_EXIT_USAGE;
-            break;
-        case OPT_ONCE: so.faults.once = true; break;
-        case OPT_STREAM_DIR: stream_dir = optarg; break;
-        case OPT_QUIET: quiet = true; break;
-        case 'h': serve_usage(stdout); return CDCH_EXIT_OK;
-        default: serve_usage(stderr); return CDCH_EXIT_USAGE;
+    while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
+        if (c == 'h') {
+            serve_usage(stdout);
+            return CDCH_EXIT_OK;
         }
+        if (c == '?') {
+            serve_usage(stderr);
+            return CDCH_EXIT_USAGE;
+        }
+        if (!serve_opt(a, c, opts[li].name, optarg))
+            return CDCH_EXIT_USAGE;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "cdcharness serve: give exactly one SCENARIO file\n\n");
         serve_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
-    if ((so.tls_cert != NULL) != (so.tls_key != NULL)) {
+    if ((a->so.tls_cert != NULL) != (a->so.tls_key != NULL)) {
         fprintf(stderr, "cdcharness serve: --tls-cert and --tls-key go together\n");
         return CDCH_EXIT_USAGE;
     }
+    a->scenario = argv[optind];
+    return -1;
+}
+
+/* Generate s's stream in mode m into a new temporary directory: *tmp (to
+ * remove; "" when none was made) and dir (its stream). */
+static int serve_generate(const cdch_scenario *s, cdch_stream_mode m, bool quiet, char *tmp, size_t tmpcap,
+                          char *dir, size_t dircap)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmp, tmpcap, "%s/cdch-serve.XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "cdcharness serve: cannot create a temporary directory %s: %s (set TMPDIR)\n", tmp,
+                strerror(errno));
+        tmp[0] = 0;
+        return -1;
+    }
+    snprintf(dir, dircap, "%s/stream", tmp);
+    cdch_stream_stats st;
     cdch_err err;
-    cdch_scenario *s = cdch_scenario_load(argv[optind], &err);
-    if (!s) {
-        fprintf(stderr, "%s\n", err.msg);
-        return CDCH_EXIT_BAD_INPUT;
+    if (cdch_stream_generate(s, m, dir, &st, &err) != 0) {
+        fprintf(stderr, "cdcharness serve: generating %s: %s\n", s->name, err.msg);
+        return -1;
     }
-    cdch_stream_mode m = CDCH_STREAM_UNCOMPRESSED;
-    if (!mode) {
-        switch (s->binlog.compression) {
-        case CDCH_COMPRESSION_ON: mode = "compressed"; break;
-        case CDCH_COMPRESSION_OFF: mode = "uncompressed"; break;
-        case CDCH_COMPRESSION_FLIP: mode = "flip"; break;
-        default: break;
-        }
-    }
-    if (!stream_dir && (!mode || cdch_stream_mode_parse(mode, &m) != 0)) {
+    if (!quiet)
         fprintf(stderr,
-                mode ? "cdcharness serve: unknown --mode '%s' (compressed, uncompressed or flip)\n"
-                     : "cdcharness serve: %s has binlog.compression both: choose --mode compressed or uncompressed\n",
-                mode ? mode : s->name);
-        cdch_scenario_free(s);
-        return CDCH_EXIT_USAGE;
-    }
+                "cdcharness serve: %s [%s]: %llu file(s), %llu bytes, %llu transactions (%llu compressed), %llu "
+                "row changes\n",
+                s->name, cdch_stream_mode_name(m), (unsigned long long)st.files, (unsigned long long)st.bytes,
+                (unsigned long long)st.transactions, (unsigned long long)st.compressed_transactions,
+                (unsigned long long)st.row_changes);
+    return 0;
+}
 
-    int rc = CDCH_EXIT_BAD_INPUT;
-    char tmp[4096] = "", dir[4096];
-    cdch_server *srv = NULL;
-    if (!stream_dir) {
-        const char *base = getenv("TMPDIR");
-        snprintf(tmp, sizeof tmp, "%s/cdch-serve.XXXXXX", base && *base ? base : "/tmp");
-        if (!mkdtemp(tmp)) {
-            fprintf(stderr, "cdcharness serve: cannot create a temporary directory %s: %s (set TMPDIR)\n", tmp,
-                    strerror(errno));
-            tmp[0] = 0;
-            goto out;
-        }
-        snprintf(dir, sizeof dir, "%s/stream", tmp);
-        cdch_stream_stats st;
-        if (cdch_stream_generate(s, m, dir, &st, &err) != 0) {
-            fprintf(stderr, "cdcharness serve: generating %s: %s\n", s->name, err.msg);
-            goto out;
-        }
-        if (!quiet)
-            fprintf(stderr,
-                    "cdcharness serve: %s [%s]: %llu file(s), %llu bytes, %llu transactions (%llu compressed), %llu "
-                    "row changes\n",
-                    s->name, cdch_stream_mode_name(m), (unsigned long long)st.files, (unsigned long long)st.bytes,
-                    (unsigned long long)st.transactions, (unsigned long long)st.compressed_transactions,
-                    (unsigned long long)st.row_changes);
-        stream_dir = dir;
-    }
-
-    /* Block the stop signals in every thread; the main thread waits for them. */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-
-    if (!(srv = cdch_server_new(s, stream_dir, &so, &err)) || cdch_server_start(srv, &err) != 0) {
-        fprintf(stderr, "cdcharness serve: %s\n", err.msg);
-        goto out;
-    }
-    printf("listening on %s:%u\n", so.bind ? so.bind : "127.0.0.1", cdch_server_port(srv));
-    fflush(stdout);
-
+/* Until SIGINT or SIGTERM (blocked in set): the bytes sent each second, then
+ * the totals. */
+static void serve_until_stopped(cdch_server *srv, const sigset_t *set, bool quiet)
+{
     cdch_server_stats prev;
     cdch_server_get_stats(srv, &prev);
     struct timespec one = {1, 0};
     for (;;) {
         siginfo_t si;
-        int sig = sigtimedwait(&set, &si, &one);
+        int sig = sigtimedwait(set, &si, &one);
         if (sig == SIGINT || sig == SIGTERM || g_stop)
             break;
         cdch_server_stats now;
@@ -346,6 +331,60 @@ int cmd_serve(int argc, char **argv)
                 (unsigned long long)fin.connections, (unsigned long long)fin.queries,
                 (unsigned long long)fin.unknown_queries, (unsigned long long)fin.dumps,
                 (unsigned long long)fin.events_sent, (unsigned long long)fin.bytes_sent);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    serve_args a;
+    int rc = serve_parse(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    cdch_err err;
+    cdch_scenario *s = cdch_scenario_load(a.scenario, &err);
+    if (!s) {
+        fprintf(stderr, "%s\n", err.msg);
+        return CDCH_EXIT_BAD_INPUT;
+    }
+    cdch_stream_mode m = CDCH_STREAM_UNCOMPRESSED;
+    const char *mode = a.mode ? a.mode : cli_scenario_mode(s, NULL);
+    if (!a.stream_dir && (!mode || cdch_stream_mode_parse(mode, &m) != 0)) {
+        fprintf(stderr,
+                mode ? "cdcharness serve: unknown --mode '%s' (compressed, uncompressed or flip)\n"
+                     : "cdcharness serve: %s has binlog.compression both: choose --mode compressed or uncompressed\n",
+                mode ? mode : s->name);
+        cdch_scenario_free(s);
+        return CDCH_EXIT_USAGE;
+    }
+
+    rc = CDCH_EXIT_BAD_INPUT;
+    char tmp[4096] = "", dir[4096];
+    const char *stream_dir = a.stream_dir;
+    cdch_server *srv = NULL;
+    if (!stream_dir) {
+        if (serve_generate(s, m, a.quiet, tmp, sizeof tmp, dir, sizeof dir) != 0)
+            goto out;
+        stream_dir = dir;
+    }
+
+    /* Block the stop signals in every thread; the main thread waits for them. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    if (!(srv = cdch_server_new(s, stream_dir, &a.so, &err)) || cdch_server_start(srv, &err) != 0) {
+        fprintf(stderr, "cdcharness serve: %s\n", err.msg);
+        goto out;
+    }
+    printf("listening on %s:%u\n", a.so.bind ? a.so.bind : "127.0.0.1", cdch_server_port(srv));
+    fflush(stdout);
+    serve_until_stopped(srv, &set, a.quiet);
     rc = CDCH_EXIT_OK;
 out:
     cdch_server_free(srv);
