@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "gtid.h"
 #include "mysql_types.h"
+#include "run_internal.h"
 #include "xalloc.h"
 
 #define xcalloc cdch_xcalloc
@@ -28,19 +29,7 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-#define FNV0 0xcbf29ce484222325ull
-
-static uint64_t hstr(const char *s) { return fnv(FNV0, s, strlen(s)); }
+static uint64_t hstr(const char *s) { return run_fnv1a(RUN_FNV1A_INIT, s, strlen(s)); }
 
 /* ---- schema ------------------------------------------------------------------- */
 
@@ -65,7 +54,7 @@ cdch_diff_schema *cdch_diff_schema_new(void) { return xcalloc(1, sizeof(cdch_dif
 
 static uint64_t table_hash(const char *db, const char *table)
 {
-    return mix(fnv(fnv(FNV0, db, strlen(db) + 1), table, strlen(table)));
+    return mix(run_fnv1a(run_fnv1a(RUN_FNV1A_INIT, db, strlen(db) + 1), table, strlen(table)));
 }
 
 static void schema_rehash(cdch_diff_schema *s)
@@ -697,7 +686,7 @@ static uint64_t jv_hash(const cdch_jv *v)
         if (is_int_text(v->raw, v->raw_len) && norm_int(v, t, sizeof t))
             return mix(hstr(t));
         return 0x7e; /* compared with a tolerance: not hashed */
-    case CDCH_JV_STRING: return mix(fnv(FNV0 ^ 0x73, v->u.str.ptr, v->u.str.len));
+    case CDCH_JV_STRING: return mix(run_fnv1a(RUN_FNV1A_INIT ^ 0x73, v->u.str.ptr, v->u.str.len));
     case CDCH_JV_ARRAY: {
         uint64_t h = 0x5b;
         for (size_t i = 0; i < v->u.arr.n; i++)
@@ -707,7 +696,7 @@ static uint64_t jv_hash(const cdch_jv *v)
     case CDCH_JV_OBJECT: {
         uint64_t h = 0x7b;
         for (size_t i = 0; i < v->u.obj.n; i++)
-            h += mix(fnv(FNV0, v->u.obj.m[i].key, v->u.obj.m[i].key_len) ^ jv_hash(v->u.obj.m[i].value));
+            h += mix(run_fnv1a(RUN_FNV1A_INIT, v->u.obj.m[i].key, v->u.obj.m[i].key_len) ^ jv_hash(v->u.obj.m[i].value));
         return mix(h);
     }
     }
@@ -734,7 +723,7 @@ static uint64_t value_hash(cdch_cmp_kind k, int scale, const cdch_jv *v)
         uint64_t h = 0;
         bool ok = norm_temporal(v, k == CDCH_CMP_TIME, &b);
         if (ok)
-            h = mix(fnv(FNV0 ^ 0x73, b.data, b.len));
+            h = mix(run_fnv1a(RUN_FNV1A_INIT ^ 0x73, b.data, b.len));
         cdch_buf_free(&b);
         if (ok)
             return h;
@@ -755,7 +744,7 @@ static uint64_t value_hash(cdch_cmp_kind k, int scale, const cdch_jv *v)
         if (ok) {
             while (b.len && b.data[b.len - 1] == 0) /* padded or not: the same key */
                 b.len--;
-            h = mix(fnv(FNV0 ^ 0x62, b.data, b.len));
+            h = mix(run_fnv1a(RUN_FNV1A_INIT ^ 0x62, b.data, b.len));
         }
         cdch_buf_free(&b);
         if (ok)

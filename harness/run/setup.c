@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "run_internal.h"
+#include "sys.h"
 
 #include <dirent.h>
 
@@ -70,18 +72,6 @@ static void fp_walk(const char *root, const char *rel, fplist *l)
     closedir(d);
 }
 
-static int fp_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= c[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* FNV-1a over the sorted relative paths and contents of every file of the
  * family's folder, and the version: "v1 <hex>". */
 static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, char *out, size_t outsz)
@@ -89,13 +79,15 @@ static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, 
     fplist l = {NULL, 0, 0};
     fp_walk(m->dir, "", &l);
     if (l.n > 1)
-        qsort(l.paths, l.n, sizeof *l.paths, fp_cmp);
+        qsort(l.paths, l.n, sizeof *l.paths, cdch_cmp_strp);
+    /* not FNV's offset basis (14695981039346656037, a digit longer) but kept: the cache's .ok stamps
+     * depend on it, and any other start would reinstall every adapter */
     uint64_t h = 1469598103934665603ull;
-    h = fnv(h, v->version, strlen(v->version) + 1);
+    h = run_fnv1a(h, v->version, strlen(v->version) + 1);
     for (size_t i = 0; i < m->nsetup; i++)
-        h = fnv(h, m->setup[i], strlen(m->setup[i]) + 1);
+        h = run_fnv1a(h, m->setup[i], strlen(m->setup[i]) + 1);
     for (size_t i = 0; i < l.n; i++) {
-        h = fnv(h, l.paths[i], strlen(l.paths[i]) + 1);
+        h = run_fnv1a(h, l.paths[i], strlen(l.paths[i]) + 1);
         char full[PATH_MAX * 2];
         snprintf(full, sizeof full, "%s/%s", m->dir, l.paths[i]);
         FILE *f = fopen(full, "rb");
@@ -103,7 +95,7 @@ static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, 
             char buf[65536];
             size_t k;
             while ((k = fread(buf, 1, sizeof buf, f)) > 0)
-                h = fnv(h, buf, k);
+                h = run_fnv1a(h, buf, k);
             fclose(f);
         }
         free(l.paths[i]);
@@ -212,71 +204,49 @@ static void to_log(void *ud, const char *line, size_t len)
     fputc('\n', l->log);
 }
 
-int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, const char *cache_root,
-                      double timeout_s, FILE *log_to, char *out, size_t outsz, cdch_err *err)
+static int write_stamp(const char *stamp, const char *fp, cdch_err *err)
 {
-    char root[PATH_MAX];
-    if (cache_root)
-        snprintf(root, sizeof root, "%s", cache_root);
+    FILE *s = fopen(stamp, "w");
+    if (!s)
+        return cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
+    fputs(fp, s);
+    fclose(s);
+    return 0;
+}
+
+/* Why a setup command failed, for its error message. */
+static void setup_failure(bool timed_out, double timeout_s, int status, int sig, char *how, size_t howsz)
+{
+    if (timed_out && cdch_proc_interrupted())
+        snprintf(how, howsz, "interrupted");
+    else if (timed_out)
+        snprintf(how, howsz, "timed out after %.0f s", timeout_s);
+    else if (sig)
+        snprintf(how, howsz, "killed by signal %d", sig);
     else
-        cdch_setup_cache_root(root, sizeof root);
-    if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
-        return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
-    char famdir[PATH_MAX], dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
-    snprintf(famdir, sizeof famdir, "%s/%s", root, m->family);
-    snprintf(dir, sizeof dir, "%s/%s", famdir, v->version);
-    snprintf(stamp, sizeof stamp, "%s/.ok", dir);
-    snprintf(lockp, sizeof lockp, "%s/%s.lock", famdir, v->version);
-    snprintf(logp, sizeof logp, "%s/%s.setup.log", famdir, v->version);
-    snprintf(out, outsz, "%s", dir);
-    if (cdch_mkdirs(famdir, err) != 0)
-        return cdch_err_wrap(err, "cache for %s@%s: ", m->family, v->version);
-    int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lfd < 0)
-        return cdch_err_set(err, "cannot open lock %s: %s", lockp, strerror(errno));
-    while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
-    }
-    int rc = 0;
-    char fp[64];
-    fingerprint(m, v, fp, sizeof fp);
-    if (stamp_matches(stamp, fp))
-        goto done; /* installed, and the adapter has not changed since */
-    if (exists(stamp) && log_to)
-        fprintf(log_to, "setup %s@%s: the adapter in %s changed since it was installed; installing again\n",
-                m->family, v->version, m->dir);
-    cdch_rm_tree(dir);
-    if (mkdir(dir, 0755) != 0) {
-        rc = cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
-        goto done;
-    }
-    if (m->nsetup == 0) {
-        FILE *s = fopen(stamp, "w");
-        if (!s) {
-            rc = cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
-            goto done;
-        }
-        fputs(fp, s);
-        fclose(s);
-        goto done;
-    }
+        snprintf(how, howsz, "exit status %d", status);
+}
+
+/* Run the manifest's setup command (argv: setup..., VERSION, DIR) in the
+ * family's folder, its output logged to logp; 0 when it exited 0 in time. */
+static int run_setup(const cdch_manifest *m, const cdch_manifest_version *v, const char *dir, const char *logp,
+                     double timeout_s, FILE *log_to, cdch_err *err)
+{
     FILE *log = fopen(logp, "w");
-    if (!log) {
-        rc = cdch_err_set(err, "cannot write setup log %s: %s", logp, strerror(errno));
-        goto done;
-    }
+    if (!log)
+        return cdch_err_set(err, "cannot write setup log %s: %s", logp, strerror(errno));
     setvbuf(log, NULL, _IOLBF, 0);
     if (log_to)
         fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, v->version, logp);
     char **argv = calloc(m->nsetup + 3, sizeof *argv);
     if (!argv) {
         fclose(log);
-        rc = cdch_err_set(err, "out of memory");
-        goto done;
+        return cdch_err_set(err, "out of memory");
     }
     for (size_t i = 0; i < m->nsetup; i++)
         argv[i] = m->setup[i];
     argv[m->nsetup] = v->version;
-    argv[m->nsetup + 1] = dir;
+    argv[m->nsetup + 1] = (char *)dir;
     char e_cache[PATH_MAX + 16], e_ver[300];
     snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", dir);
     snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", v->version);
@@ -292,8 +262,7 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
     if (!p) {
         fprintf(log, "# %s\n", perr.msg);
         fclose(log);
-        rc = cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, v->version, perr.msg, logp);
-        goto done;
+        return cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, v->version, perr.msg, logp);
     }
     logctx lc = {log};
     struct timespec t0, t1;
@@ -312,30 +281,61 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
     cdch_proc_free(p);
     fprintf(log, "# setup ended: %s %d\n", sig ? "signal" : "status", sig ? sig : status);
     fclose(log);
-    if (timed_out || sig || status != 0) {
-        char tail[4096];
-        tail_file(logp, 15, tail, sizeof tail);
-        char how[80];
-        if (timed_out && cdch_proc_interrupted())
-            snprintf(how, sizeof how, "interrupted");
-        else if (timed_out)
-            snprintf(how, sizeof how, "timed out after %.0f s", timeout_s);
-        else if (sig)
-            snprintf(how, sizeof how, "killed by signal %d", sig);
-        else
-            snprintf(how, sizeof how, "exit status %d", status);
-        rc = cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, v->version, how,
-                          logp, tail);
-        goto done;
+    if (!timed_out && !sig && status == 0)
+        return 0;
+    char tail[4096], how[80];
+    tail_file(logp, 15, tail, sizeof tail);
+    setup_failure(timed_out, timeout_s, status, sig, how, sizeof how);
+    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, v->version, how, logp,
+                        tail);
+}
+
+/* Under the version's lock: nothing to do when the stamp matches the
+ * adapter's fingerprint; else a fresh directory, the setup command, the
+ * stamp. */
+static int install_locked(const cdch_manifest *m, const cdch_manifest_version *v, const char *dir, const char *stamp,
+                          const char *logp, double timeout_s, FILE *log_to, cdch_err *err)
+{
+    char fp[64];
+    fingerprint(m, v, fp, sizeof fp);
+    if (stamp_matches(stamp, fp))
+        return 0; /* installed, and the adapter has not changed since */
+    if (exists(stamp) && log_to)
+        fprintf(log_to, "setup %s@%s: the adapter in %s changed since it was installed; installing again\n",
+                m->family, v->version, m->dir);
+    cdch_rm_tree(dir);
+    if (mkdir(dir, 0755) != 0)
+        return cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+    if (m->nsetup > 0 && run_setup(m, v, dir, logp, timeout_s, log_to, err) != 0)
+        return -1;
+    return write_stamp(stamp, fp, err);
+}
+
+int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, const char *cache_root,
+                      double timeout_s, FILE *log_to, char *out, size_t outsz, cdch_err *err)
+{
+    char root[PATH_MAX];
+    if (cache_root)
+        snprintf(root, sizeof root, "%s", cache_root);
+    else
+        cdch_setup_cache_root(root, sizeof root);
+    if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
+        return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
+    char famdir[PATH_MAX], dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
+    snprintf(famdir, sizeof famdir, "%s/%s", root, m->family);
+    snprintf(dir, sizeof dir, "%s/%s", famdir, v->version);
+    snprintf(stamp, sizeof stamp, "%s/.ok", dir);
+    snprintf(lockp, sizeof lockp, "%s/%s.lock", famdir, v->version);
+    snprintf(logp, sizeof logp, "%s/%s.setup.log", famdir, v->version);
+    snprintf(out, outsz, "%s", dir);
+    if (cdch_mkdirs(famdir, err) != 0)
+        return cdch_err_wrap(err, "cache for %s@%s", m->family, v->version);
+    int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd < 0)
+        return cdch_err_set(err, "cannot open lock %s: %s", lockp, strerror(errno));
+    while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
     }
-    FILE *s = fopen(stamp, "w");
-    if (!s) {
-        rc = cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
-        goto done;
-    }
-    fputs(fp, s);
-    fclose(s);
-done:
+    int rc = install_locked(m, v, dir, stamp, logp, timeout_s, log_to, err);
     flock(lfd, LOCK_UN);
     close(lfd);
     return rc;
