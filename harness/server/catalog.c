@@ -22,6 +22,7 @@
 #include "event.h"
 #include "reader.h"
 #include "server_internal.h"
+#include "sys.h"
 #include "xalloc.h"
 
 struct srv_catalog {
@@ -449,36 +450,6 @@ static int scan_gtids(srv_catalog *cat, srv_binlog_file *f, cdch_gtid_set *into,
     return rc < 0 ? -1 : 0;
 }
 
-static char *read_small_file(const char *path, size_t max, size_t *len_out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    cdch_buf b = CDCH_BUF_INIT;
-    char tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
-        cdch_put_bytes(&b, tmp, n);
-        if (b.len > max)
-            break;
-    }
-    fclose(f);
-    if (b.len > max) {
-        cdch_buf_free(&b);
-        errno = EFBIG;
-        return NULL;
-    }
-    char *s = malloc(b.len + 1);
-    if (!s)
-        abort();
-    if (b.len)
-        memcpy(s, b.data, b.len);
-    s[b.len] = '\0';
-    *len_out = b.len;
-    cdch_buf_free(&b);
-    return s;
-}
-
 static char *adup(srv_catalog *cat, const char *s) { return cdch_arena_strdup(&cat->arena, s ? s : ""); }
 
 srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cdch_err *err)
@@ -489,10 +460,10 @@ srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cd
     char path[4096];
     snprintf(path, sizeof path, "%s/stream.json", stream_dir);
     size_t jlen = 0;
-    char *json = read_small_file(path, 64u << 20, &jlen);
-    if (!json) {
-        cdch_err_set(err, "cannot read %s: %s (is %s a directory written by `cdcharness gen`?)", path,
-                     strerror(errno), stream_dir);
+    cdch_err rerr;
+    char *json = cdch_read_file(path, 64u << 20, &jlen, &rerr);
+    if (!json) { /* rerr names the file */
+        cdch_err_set(err, "cannot read %s (is %s a directory written by `cdcharness gen`?)", rerr.msg, stream_dir);
         srv_catalog_free(cat);
         return NULL;
     }
@@ -542,7 +513,7 @@ srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cd
     size_t nindex = 0;
     snprintf(path, sizeof path, "%s/%s.index", stream_dir, cat->basename);
     size_t ilen = 0;
-    char *index = read_small_file(path, 16u << 20, &ilen);
+    char *index = cdch_read_file(path, 16u << 20, &ilen, NULL); /* optional */
     if (index) {
         index_lines = cdch_arena_alloc(&cat->arena, (ilen / 2 + 2) * sizeof *index_lines);
         char *save = NULL;

@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,16 +29,10 @@
 #include <openssl/ssl.h>
 
 #include "server_internal.h"
+#include "sys.h"
 
 #define MAX_CHUNK 0xFFFFFFu
 #define MAX_READ_PACKET (1024u * 1024u * 1024u) /* 1 GiB: MySQL's max max_allowed_packet */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_ns(uint64_t ns)
 {
@@ -115,7 +110,7 @@ static int shaped_send(srv_conn *c, const uint8_t *p, size_t n)
         return raw_send(c, p, n);
     if (o->link_delay_ms) {
         uint64_t d = (uint64_t)o->link_delay_ms * 1000000u;
-        uint64_t now = now_ns();
+        uint64_t now = cdch_now_ns();
         if (c->last_write_ns && now > c->last_write_ns) {
             uint64_t idle = now - c->last_write_ns;
             c->lag_ns = c->lag_ns > idle ? c->lag_ns - idle : 0;
@@ -127,7 +122,7 @@ static int shaped_send(srv_conn *c, const uint8_t *p, size_t n)
     }
     if (!o->link_rate_bps) {
         int r = raw_send(c, p, n);
-        c->last_write_ns = now_ns();
+        c->last_write_ns = cdch_now_ns();
         return r;
     }
     double bps = (double)o->link_rate_bps / 8.0; /* bytes per second */
@@ -136,7 +131,7 @@ static int shaped_send(srv_conn *c, const uint8_t *p, size_t n)
         cap = 512;
     while (n > 0) {
         size_t chunk = n < (size_t)cap ? n : (size_t)cap;
-        uint64_t now = now_ns();
+        uint64_t now = cdch_now_ns();
         if (c->last_ns == 0) {
             c->tokens = cap;
         } else if (now > c->last_ns) {
@@ -148,7 +143,7 @@ static int shaped_send(srv_conn *c, const uint8_t *p, size_t n)
         if (c->tokens < (double)chunk) {
             double wait_s = ((double)chunk - c->tokens) / bps;
             sleep_ns((uint64_t)(wait_s * 1e9));
-            c->last_ns = now_ns();
+            c->last_ns = cdch_now_ns();
             c->tokens = (double)chunk;
         }
         c->tokens -= (double)chunk;
@@ -159,7 +154,7 @@ static int shaped_send(srv_conn *c, const uint8_t *p, size_t n)
         if (srv_stopping(c->srv))
             return -1;
     }
-    c->last_write_ns = now_ns();
+    c->last_write_ns = cdch_now_ns();
     return 0;
 }
 
@@ -269,13 +264,13 @@ int conn_eof(srv_conn *c, uint16_t status)
 
 int conn_wait(srv_conn *c, uint32_t ms)
 {
-    uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+    uint64_t end = cdch_now_ns() + (uint64_t)ms * 1000000u;
     for (;;) {
         if (srv_stopping(c->srv))
             return 1;
         if (c->ssl && SSL_pending((SSL *)c->ssl) > 0)
             return 2;
-        uint64_t now = now_ns();
+        uint64_t now = cdch_now_ns();
         if (now >= end)
             return 0;
         uint64_t left_ms = (end - now + 999999u) / 1000000u;
@@ -308,24 +303,34 @@ static void lower_copy(char *dst, size_t cap, const char *src)
     dst[i] = 0;
 }
 
-const char *conn_uservar(const srv_conn *c, const char *name)
+size_t srv_var_index(const srv_uservar *vars, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcasecmp(vars[i].name, name) != 0)
+        i++;
+    return i;
+}
+
+const srv_uservar *conn_uservar_entry(const srv_conn *c, const char *name)
 {
     char key[64];
     lower_copy(key, sizeof key, name);
-    for (size_t i = 0; i < c->nvars; i++)
-        if (strcmp(c->vars[i].name, key) == 0)
-            return c->vars[i].is_null ? NULL : c->vars[i].value;
-    return NULL;
+    size_t i = srv_var_index(c->vars, c->nvars, key);
+    return i < c->nvars ? &c->vars[i] : NULL;
+}
+
+const char *conn_uservar(const srv_conn *c, const char *name)
+{
+    const srv_uservar *v = conn_uservar_entry(c, name);
+    return v && !v->is_null ? v->value : NULL;
 }
 
 void conn_set_uservar(srv_conn *c, const char *name, const char *value, bool is_null)
 {
     char key[64];
     lower_copy(key, sizeof key, name);
-    srv_uservar *v = NULL;
-    for (size_t i = 0; i < c->nvars && !v; i++)
-        if (strcmp(c->vars[i].name, key) == 0)
-            v = &c->vars[i];
+    size_t i = srv_var_index(c->vars, c->nvars, key);
+    srv_uservar *v = i < c->nvars ? &c->vars[i] : NULL;
     if (!v) {
         size_t cap = sizeof c->vars / sizeof c->vars[0];
         if (c->nvars == cap) {

@@ -38,6 +38,7 @@
 #include "cursor.h"
 #include "event.h"
 #include "server_internal.h"
+#include "sys.h"
 
 enum {
     ER_UNKNOWN_ERROR = 1105,
@@ -240,13 +241,6 @@ typedef struct dump {
     cdch_buf out; /* framed packets not yet written (MySQL's NET buffer) */
 } dump;
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void set_fatal(dump *d, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -262,20 +256,11 @@ static void set_fatal(dump *d, const char *fmt, ...)
     d->has_error = true;
 }
 
-/* A user variable as Item_func_get_user_var sees it: NULL if unset. */
-static const srv_uservar *uservar(const srv_conn *c, const char *name)
-{
-    for (size_t i = 0; i < c->nvars && i < sizeof c->vars / sizeof c->vars[0]; i++)
-        if (strcasecmp(c->vars[i].name, name) == 0)
-            return &c->vars[i];
-    return NULL;
-}
-
 /* get_user_var_from_alternatives: the first name that exists wins. */
 static const srv_uservar *uservar_alt(const srv_conn *c, const char *a, const char *b)
 {
-    const srv_uservar *v = uservar(c, a);
-    return v ? v : uservar(c, b);
+    const srv_uservar *v = conn_uservar_entry(c, a);
+    return v ? v : conn_uservar_entry(c, b);
 }
 
 /* user_var_entry::val_int of a string value */
@@ -497,7 +482,7 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
     if (out_packet(d, p, len + pre) != 0)
         return SEND_FAIL;
     srv_stat_add(d->srv, SRV_STAT_EVENTS_SENT, 1);
-    d->last_sent_ns = now_ns();
+    d->last_sent_ns = cdch_now_ns();
     if (counted)
         d->nbytes += len;
     if (close_after) {
@@ -878,7 +863,7 @@ static int send_events(dump *d, uint64_t end_pos)
             return 1;
         log_pos = ifile_pos(&d->in);
         if (d->gtid_protocol && (in_exclude_group = skip_event(d, ev, len, in_exclude_group))) {
-            if (d->hb_period_ns > 0 && now_ns() - d->last_sent_ns >= d->hb_period_ns) {
+            if (d->hb_period_ns > 0 && cdch_now_ns() - d->last_sent_ns >= d->hb_period_ns) {
                 if (send_heartbeat(d, log_pos) != SEND_OK)
                     return 1;
                 exclude_group_end_pos = 0;
@@ -908,17 +893,17 @@ static int wait_new_events(dump *d, uint64_t log_pos)
 {
     if (out_flush(d) != 0) /* flush_net() before waiting */
         return 1;
-    uint64_t deadline = d->hb_period_ns ? now_ns() + d->hb_period_ns : UINT64_MAX;
+    uint64_t deadline = d->hb_period_ns ? cdch_now_ns() + d->hb_period_ns : UINT64_MAX;
     for (;;) {
         if (srv_stopping(d->srv)) {
             d->gone = true;
             return 1;
         }
-        uint64_t now = now_ns();
+        uint64_t now = cdch_now_ns();
         if (now >= deadline) {
             if (send_heartbeat(d, log_pos) != SEND_OK)
                 return 1;
-            deadline = now_ns() + d->hb_period_ns;
+            deadline = cdch_now_ns() + d->hb_period_ns;
             continue;
         }
         uint64_t ms = (deadline - now + 999999) / 1000000;
@@ -974,7 +959,7 @@ static void run(dump *d)
     d->hb_period_ns = (uint64_t)uservar_int(uservar_alt(d->c, "source_heartbeat_period", "master_heartbeat_period"));
     if ((int64_t)d->hb_period_ns < 0)
         d->hb_period_ns = 0;
-    d->last_sent_ns = now_ns();
+    d->last_sent_ns = cdch_now_ns();
     const srv_uservar *ss = uservar_alt(d->c, "rpl_semi_sync_replica", "rpl_semi_sync_slave");
     d->semi_sync = uservar_int(ss) != 0;
     if (srv_catalog_server_id(d->cat) == 0) {

@@ -1182,11 +1182,9 @@ static int h_set(srv_conn *c, qstmt *q, srv_result *res)
             if (user) {
                 conn_set_uservar(c, name, text, text == NULL);
             } else if (is_default) {
-                for (size_t i = 0; i < c->nsysvars; i++)
-                    if (!strcasecmp(c->sysvars[i].name, name)) {
-                        c->sysvars[i] = c->sysvars[--c->nsysvars];
-                        break;
-                    }
+                size_t i = srv_var_index(c->sysvars, c->nsysvars, name);
+                if (i < c->nsysvars)
+                    c->sysvars[i] = c->sysvars[--c->nsysvars];
                 if (!strcasecmp(name, "autocommit"))
                     c->status |= SERVER_STATUS_AUTOCOMMIT;
             } else if (srv_sysvar_set(c, name, text, text == NULL, global, &cx) != 0) {

@@ -18,6 +18,7 @@
 
 #include "mysql_types.h"
 #include "query_internal.h"
+#include "sys.h"
 #include "xalloc.h"
 
 static const char *const k_system_dbs[] = {"information_schema", "mysql", "performance_schema", "sys"};
@@ -44,8 +45,6 @@ bool srv_db_exists(const struct cdch_server *srv, const char *db)
     return srv_schema_is_system(db) || srv_schema_sc_db(srv, db) != NULL;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-
 size_t srv_schema_ndbs(const struct cdch_server *srv) { return srv->s->ndbs + N_SYSTEM; }
 
 const char *srv_schema_db(const struct cdch_server *srv, size_t i)
@@ -58,7 +57,7 @@ const char *srv_schema_db(const struct cdch_server *srv, size_t i)
         names[k] = k_system_dbs[k];
     for (size_t k = 0; k < srv->s->ndbs; k++)
         names[N_SYSTEM + k] = srv->s->dbs[k].name;
-    qsort(names, n, sizeof *names, cmp_str);
+    qsort(names, n, sizeof *names, cdch_cmp_strp);
     const char *r = names[i];
     free(names);
     return r;

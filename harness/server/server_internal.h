@@ -167,7 +167,14 @@ int conn_err(srv_conn *c, uint16_t code, const char *sqlstate, const char *fmt, 
 #endif
     ;
 int conn_eof(srv_conn *c, uint16_t status); /* classic EOF, or OK-with-0xFE under DEPRECATE_EOF */
-const char *conn_uservar(const srv_conn *c, const char *name); /* NULL if unset */
+/* The one lookup of session variables: the index of `name` (compared
+ * case-insensitively) in vars[0..n), or n when it is not there. Serves the
+ * user variables (c->vars) and the session system variables (c->sysvars). */
+size_t srv_var_index(const srv_uservar *vars, size_t n, const char *name);
+/* @name as Item_func_get_user_var sees it: NULL if never set (a variable
+ * SET to NULL is returned, with is_null). */
+const srv_uservar *conn_uservar_entry(const srv_conn *c, const char *name);
+const char *conn_uservar(const srv_conn *c, const char *name); /* its value; NULL if unset or NULL */
 void conn_set_uservar(srv_conn *c, const char *name, const char *value, bool is_null);
 /* Raw bytes on the wire (no framing) through TLS and link shaping; for
  * dump.c faults that cut a packet short. */

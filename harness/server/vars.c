@@ -284,10 +284,8 @@ static const char *dyn_value(srv_conn *c, const char *name, char *buf, size_t ca
 
 static const srv_uservar *session_value(const srv_conn *c, const char *name)
 {
-    for (size_t i = 0; i < c->nsysvars; i++)
-        if (strcasecmp(c->sysvars[i].name, name) == 0)
-            return &c->sysvars[i];
-    return NULL;
+    size_t i = srv_var_index(c->sysvars, c->nsysvars, name);
+    return i < c->nsysvars ? &c->sysvars[i] : NULL;
 }
 
 const char *srv_sysvar(srv_conn *c, const char *name, bool global, bool for_show, char *buf, size_t cap,
@@ -346,10 +344,8 @@ int srv_sysvar_set(srv_conn *c, const char *name, const char *value, bool is_nul
             c->status = (uint16_t)(on ? (c->status | SERVER_STATUS_AUTOCOMMIT)
                                       : (c->status & ~SERVER_STATUS_AUTOCOMMIT));
     }
-    srv_uservar *slot = NULL;
-    for (size_t i = 0; i < c->nsysvars && !slot; i++)
-        if (strcasecmp(c->sysvars[i].name, canon) == 0)
-            slot = &c->sysvars[i];
+    size_t at = srv_var_index(c->sysvars, c->nsysvars, canon);
+    srv_uservar *slot = at < c->nsysvars ? &c->sysvars[at] : NULL;
     if (!slot) {
         size_t capv = sizeof c->sysvars / sizeof c->sysvars[0];
         slot = c->nsysvars < capv ? &c->sysvars[c->nsysvars++] : &c->sysvars[capv - 1];
