@@ -10,6 +10,7 @@
 #include "cursor.h"
 #include "json_binary_internal.h"
 #include "jsonstr.h"
+#include "xalloc.h"
 
 /* ======================================================================
  * Partial update diffs (Json_diff_vector::write_binary / read_binary)
@@ -117,12 +118,7 @@ int cdch_json_diff_decode(struct cdch_cursor *c, cdch_arena *a, cdch_json_diff *
         }
         if (n == cap) {
             cap = cap ? cap * 2 : 4;
-            cdch_json_diff_op *nv = realloc(ops, cap * sizeof *ops);
-            if (!nv) {
-                fprintf(stderr, "cdcharness: out of memory decoding a JSON diff\n");
-                abort();
-            }
-            ops = nv;
+            ops = cdch_xrealloc(ops, cap * sizeof *ops);
         }
         ops[n].op = op;
         ops[n].path = path;

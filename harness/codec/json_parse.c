@@ -12,6 +12,7 @@
 
 #include "json_binary_internal.h"
 #include "jsonstr.h"
+#include "xalloc.h"
 
 /* ======================================================================
  * Text parser (RFC 8259)
@@ -266,6 +267,23 @@ static int p_number(jparse *p, cdch_json *j)
     return 0;
 }
 
+/* After a member or element: 1 at ',' (another one follows), 0 at the
+ * container's closing bracket, -1 (error naming the container) otherwise. */
+static int p_next(jparse *p, char close, const char *what, size_t open)
+{
+    p_ws(p);
+    if (p->pos < p->len && p->s[p->pos] == ',') {
+        p->pos++;
+        return 1;
+    }
+    if (p->pos < p->len && p->s[p->pos] == close) {
+        p->pos++;
+        return 0;
+    }
+    return p_fail(p, p->pos, "expected ',' or '%c' in the %s starting at offset %zu, found %s", close, what, open,
+                  p_what(p));
+}
+
 static int p_value(jparse *p, unsigned depth, cdch_json **out);
 
 typedef struct pmember {
@@ -327,30 +345,20 @@ static int p_object(jparse *p, unsigned depth, cdch_json *j)
         }
         if (n == cap) {
             cap = cap ? cap * 2 : 8;
-            pmember *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                fprintf(stderr, "cdcharness: out of memory parsing JSON\n");
-                abort();
-            }
-            v = nv;
+            v = cdch_xrealloc(v, cap * sizeof *v);
         }
         v[n].m.key = key;
         v[n].m.key_len = klen;
         v[n].m.value = val;
         v[n].idx = n;
         n++;
-        p_ws(p);
-        if (p->pos < p->len && p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
+        int more = p_next(p, '}', "object", open);
+        if (more < 0) {
+            free(v);
+            return -1;
         }
-        if (p->pos < p->len && p->s[p->pos] == '}') {
-            p->pos++;
+        if (!more)
             break;
-        }
-        free(v);
-        return p_fail(p, p->pos, "expected ',' or '}' in the object starting at offset %zu, found %s", open,
-                      p_what(p));
     }
 done:
     /* MySQL key order (length, then bytes); duplicates: last one wins
@@ -391,26 +399,16 @@ static int p_array(jparse *p, unsigned depth, cdch_json *j)
             }
             if (n == cap) {
                 cap = cap ? cap * 2 : 8;
-                cdch_json **nv = realloc(v, cap * sizeof *v);
-                if (!nv) {
-                    fprintf(stderr, "cdcharness: out of memory parsing JSON\n");
-                    abort();
-                }
-                v = nv;
+                v = cdch_xrealloc(v, cap * sizeof *v);
             }
             v[n++] = val;
-            p_ws(p);
-            if (p->pos < p->len && p->s[p->pos] == ',') {
-                p->pos++;
-                continue;
+            int more = p_next(p, ']', "array", open);
+            if (more < 0) {
+                free(v);
+                return -1;
             }
-            if (p->pos < p->len && p->s[p->pos] == ']') {
-                p->pos++;
+            if (!more)
                 break;
-            }
-            free(v);
-            return p_fail(p, p->pos, "expected ',' or ']' in the array starting at offset %zu, found %s", open,
-                          p_what(p));
         }
     }
     j->type = CDCH_JSON_ARRAY;
