@@ -20,7 +20,7 @@ char *cdch_read_file(const char *path, size_t max_len, size_t *len, cdch_err *er
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        cdch_err_set(err, "%s: %s", path, strerror(errno));
+        cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;

@@ -6,7 +6,6 @@
  * on error everything built so far is freed (the scenario's arena).
  */
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 
 #include "gtid.h"
 #include "scenario_internal.h"
+#include "sys.h"
 
 /* ---- messages ------------------------------------------------------------------- */
 
@@ -324,6 +324,16 @@ static int parse_version(sc_ctx *c, yaml_node_t *n)
     return 0;
 }
 
+/* An integer 1..2^32-1 (an id of the server). */
+static int get_u32(sc_ctx *c, yaml_node_t *v, const char *what, uint32_t *out)
+{
+    uint64_t u;
+    if (sc_u64(c, v, what, 1, UINT32_MAX, &u) < 0)
+        return -1;
+    *out = (uint32_t)u;
+    return 0;
+}
+
 static int load_server(sc_ctx *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"version",  "server_id",      "server_uuid", "gtid_mode",
@@ -332,14 +342,10 @@ static int load_server(sc_ctx *c, yaml_node_t *n)
     if (n && sc_check_map(c, n, "server", keys) < 0)
         return -1;
     yaml_node_t *v;
-    uint64_t u;
     if ((v = sc_get(c, n, "version")) && parse_version(c, v) < 0)
         return -1;
-    if ((v = sc_get(c, n, "server_id"))) {
-        if (sc_u64(c, v, "server.server_id", 1, UINT32_MAX, &u) < 0)
-            return -1;
-        sv->server_id = (uint32_t)u;
-    }
+    if ((v = sc_get(c, n, "server_id")) && get_u32(c, v, "server.server_id", &sv->server_id) < 0)
+        return -1;
     if ((v = sc_get(c, n, "server_uuid"))) {
         if (need_scalar(c, v, "server.server_uuid") < 0)
             return -1;
@@ -348,11 +354,8 @@ static int load_server(sc_ctx *c, yaml_node_t *n)
     }
     if ((v = sc_get(c, n, "gtid_mode")) && sc_bool(c, v, "server.gtid_mode", &sv->gtid_mode) < 0)
         return -1;
-    if ((v = sc_get(c, n, "thread_id"))) {
-        if (sc_u64(c, v, "server.thread_id", 1, UINT32_MAX, &u) < 0)
-            return -1;
-        sv->thread_id = (uint32_t)u;
-    }
+    if ((v = sc_get(c, n, "thread_id")) && get_u32(c, v, "server.thread_id", &sv->thread_id) < 0)
+        return -1;
     if ((v = sc_get(c, n, "first_table_id")) &&
         sc_u64(c, v, "server.first_table_id", 1, (1ULL << 47), &sv->first_table_id) < 0)
         return -1;
@@ -918,25 +921,12 @@ out:
 
 cdch_scenario *cdch_scenario_load(const char *path, cdch_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    char *text = cdch_read_file(path, 0, &len, err);
+    if (!text)
         return NULL;
-    }
-    cdch_buf b = CDCH_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        cdch_put_bytes(&b, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        cdch_buf_free(&b);
-        cdch_err_set(err, "%s: read error", path);
-        return NULL;
-    }
-    cdch_scenario *s = cdch_scenario_load_mem(b.data ? (const char *)b.data : "", b.len, path, err);
-    cdch_buf_free(&b);
+    cdch_scenario *s = cdch_scenario_load_mem(text, len, path, err);
+    free(text);
     return s;
 }
 
