@@ -338,358 +338,370 @@ static bool collation_is_ci(const char *coll)
     return n > 3 && strcmp(coll + n - 3, "_ci") == 0;
 }
 
+/* ---- one builder per type family ---------------------------------------------------- */
+
+/* What a family builder works on: the parsed type, and the column it fills
+ * (def, char_length) with its normalised SQL type in sql. */
+typedef struct bctx {
+    const parsed *t;
+    const char *word;      /* kind_word(t->kind) */
+    cdch_sc_column *out;
+    cdch_coldef *d;
+    cdch_arena *a;
+    cdch_buf *sql;
+    cdch_err *err;
+    const char *cs, *coll; /* character types: the resolved charset and collation */
+    uint32_t mb;           /* ... and its bytes per character */
+} bctx;
+
+static int b_int(bctx *b)
+{
+    static const uint8_t codes[] = {0, CDCH_T_TINY, CDCH_T_SHORT, CDCH_T_INT24, CDCH_T_LONG, CDCH_T_LONGLONG,
+                                    CDCH_T_TINY};
+    const parsed *t = b->t;
+    if (t->kind == K_BOOL && t->nargs >= 0)
+        return cdch_err_set(b->err, "type bool takes no length");
+    if (t->nargs > 1 || (t->nargs == 1 && (t->args[0] < 1 || t->args[0] > 255)))
+        return cdch_err_set(b->err, "integer display width must be one number 1..255");
+    b->d->type = codes[t->kind];
+    cdch_put_str(b->sql, b->word);
+    return 0;
+}
+
+static int b_decimal(bctx *b)
+{
+    const parsed *t = b->t;
+    uint64_t p = 10, s = 0;
+    if (t->nargs >= 1)
+        p = t->args[0];
+    if (t->nargs >= 2)
+        s = t->args[1];
+    if (t->nargs == 0 || p < 1 || p > 65)
+        return cdch_err_set(b->err, "decimal precision %" PRIu64 " is out of range 1..65", p);
+    if (s > 30)
+        return cdch_err_set(b->err, "decimal scale %" PRIu64 " is out of range 0..30", s);
+    if (s > p)
+        return cdch_err_set(b->err, "decimal scale %" PRIu64 " is larger than its precision %" PRIu64, s, p);
+    b->d->type = CDCH_T_NEWDECIMAL;
+    b->d->meta = (uint16_t)(p << 8 | s);
+    cdch_buf_printf(b->sql, "decimal(%" PRIu64 ",%" PRIu64 ")", p, s);
+    return 0;
+}
+
+static int b_float(bctx *b)
+{
+    const parsed *t = b->t;
+    bool dbl = t->kind == K_DOUBLE;
+    if (t->nargs == 1) {
+        if (dbl)
+            return cdch_err_set(b->err, "double takes (M,D) or nothing");
+        if (t->args[0] > 53)
+            return cdch_err_set(b->err, "float(%" PRIu64 ") precision is out of range 0..53", t->args[0]);
+        dbl = t->args[0] > 24;
+    } else if (t->nargs == 2) {
+        if (t->args[0] < 1 || t->args[0] > 255 || t->args[1] > 30 || t->args[1] > t->args[0])
+            return cdch_err_set(b->err, "%s(%" PRIu64 ",%" PRIu64 "): M must be 1..255 and D 0..30, D <= M", b->word,
+                                t->args[0], t->args[1]);
+    } else if (t->nargs == 0) {
+        return cdch_err_set(b->err, "%s() needs a precision", b->word);
+    }
+    b->d->type = dbl ? CDCH_T_DOUBLE : CDCH_T_FLOAT;
+    b->d->meta = dbl ? 8 : 4;
+    cdch_put_str(b->sql, dbl ? "double" : "float");
+    if (t->nargs == 2)
+        cdch_buf_printf(b->sql, "(%" PRIu64 ",%" PRIu64 ")", t->args[0], t->args[1]);
+    return 0;
+}
+
+static int b_date(bctx *b)
+{
+    if (no_args(b->t, b->word, b->err) < 0)
+        return -1;
+    b->d->type = CDCH_T_DATE;
+    cdch_put_str(b->sql, b->word);
+    return 0;
+}
+
+static int b_year(bctx *b)
+{
+    const parsed *t = b->t;
+    if (t->nargs > 1 || (t->nargs == 1 && t->args[0] != 4))
+        return cdch_err_set(b->err, "year takes no length (or the old (4))");
+    b->d->type = CDCH_T_YEAR;
+    b->d->is_unsigned = true; /* Field_year is an unsigned zerofill Field_tiny (SIGNEDNESS metadata) */
+    cdch_put_str(b->sql, b->word);
+    return 0;
+}
+
+/* DATETIME, TIMESTAMP, TIME: fractional seconds precision */
+static int b_fsp(bctx *b)
+{
+    const parsed *t = b->t;
+    uint64_t fsp = t->nargs >= 1 ? t->args[0] : 0;
+    if (t->nargs == 0 || t->nargs > 1 || fsp > 6)
+        return cdch_err_set(b->err, "%s fractional seconds precision must be 0..6", b->word);
+    b->d->type = t->kind == K_DATETIME ? CDCH_T_DATETIME2 : t->kind == K_TIMESTAMP ? CDCH_T_TIMESTAMP2 : CDCH_T_TIME2;
+    b->d->meta = (uint16_t)fsp;
+    cdch_put_str(b->sql, b->word);
+    if (fsp)
+        cdch_buf_printf(b->sql, "(%" PRIu64 ")", fsp);
+    return 0;
+}
+
+static int b_bit(bctx *b)
+{
+    const parsed *t = b->t;
+    uint64_t n = t->nargs >= 1 ? t->args[0] : 1;
+    if (t->nargs == 0 || t->nargs > 1 || n < 1 || n > 64)
+        return cdch_err_set(b->err, "bit(%" PRIu64 "): the number of bits must be 1..64", n);
+    b->d->type = CDCH_T_BIT;
+    b->d->meta = (uint16_t)((n / 8) << 8 | (n % 8));
+    b->out->char_length = (uint32_t)n;
+    cdch_buf_printf(b->sql, "bit(%" PRIu64 ")", n);
+    return 0;
+}
+
+static int b_binary(bctx *b)
+{
+    const parsed *t = b->t;
+    bool var = t->kind == K_VARBINARY;
+    if (t->nargs > 1 || t->nargs == 0 || (var && t->nargs < 0))
+        return cdch_err_set(b->err, "%s needs one length: %s(N)", b->word, b->word);
+    uint64_t n = t->nargs == 1 ? t->args[0] : 1;
+    if (!var && n > 255)
+        return cdch_err_set(b->err, "binary(%" PRIu64 ") is too long (at most 255 bytes; use varbinary)", n);
+    if (var && n > 65535)
+        return cdch_err_set(b->err, "varbinary(%" PRIu64 ") is too long (at most 65535 bytes; use blob)", n);
+    b->d->type = var ? CDCH_T_VARCHAR : CDCH_T_STRING;
+    b->d->meta = var ? (uint16_t)n : char_meta((uint32_t)n);
+    b->d->collation = CDCH_COLLATION_BINARY;
+    b->out->char_length = (uint32_t)n;
+    cdch_buf_printf(b->sql, "%s(%" PRIu64 ")", b->word, n);
+    return 0;
+}
+
+/* TINY/-/MEDIUM/LONG BLOB and TEXT: a length prefix of 1..4 bytes; only the
+ * middle one takes a length N (bytes, or characters of mb bytes), which picks
+ * the smallest prefix that holds it. */
+static int lob(bctx *b, tkind tiny, const char *base, uint32_t mb, const char *const names[5])
+{
+    const parsed *t = b->t;
+    int prefix = (int)(t->kind - tiny) + 1;
+    if (t->nargs >= 0 && prefix != 2)
+        return cdch_err_set(b->err, "type %s takes no length", b->word);
+    if (t->nargs > 1 || t->nargs == 0)
+        return cdch_err_set(b->err, "%s takes one length: %s(N)", base, base);
+    if (t->nargs == 1) {
+        uint64_t n = t->args[0] * mb;
+        prefix = n <= 255 ? 1 : n <= 65535 ? 2 : n <= 16777215 ? 3 : 4;
+    }
+    b->d->type = CDCH_T_BLOB;
+    b->d->meta = (uint16_t)prefix;
+    cdch_put_str(b->sql, names[prefix]);
+    return 0;
+}
+
+static int b_blob(bctx *b)
+{
+    static const char *const names[] = {"", "tinyblob", "blob", "mediumblob", "longblob"};
+    if (lob(b, K_TINYBLOB, "blob", 1, names) < 0)
+        return -1;
+    b->d->collation = CDCH_COLLATION_BINARY;
+    return 0;
+}
+
+static int b_json(bctx *b)
+{
+    if (no_args(b->t, b->word, b->err) < 0)
+        return -1;
+    b->d->type = CDCH_T_JSON;
+    b->d->meta = 4;
+    b->d->collation = CDCH_COLLATION_BINARY;
+    cdch_put_str(b->sql, b->word);
+    return 0;
+}
+
+static int b_geom(bctx *b)
+{
+    const char *name = sc_geom_name((uint32_t)b->t->sub);
+    if (no_args(b->t, name, b->err) < 0)
+        return -1;
+    b->d->type = CDCH_T_GEOMETRY;
+    b->d->meta = 4;
+    b->d->collation = CDCH_COLLATION_BINARY;
+    b->d->geometry_type = (uint32_t)b->t->sub;
+    cdch_put_str(b->sql, name);
+    return 0;
+}
+
+static int b_vector(bctx *b)
+{
+    const parsed *t = b->t;
+    uint64_t n = t->nargs >= 1 ? t->args[0] : 2048;
+    if (t->nargs == 0 || t->nargs > 1 || n < 1 || n > 16383)
+        return cdch_err_set(b->err, "vector(%" PRIu64 "): the dimension must be 1..16383", n);
+    b->d->type = CDCH_T_VECTOR;
+    b->d->meta = 4;
+    b->d->collation = CDCH_COLLATION_BINARY;
+    b->out->char_length = (uint32_t)n;
+    cdch_buf_printf(b->sql, "vector(%" PRIu64 ")", n);
+    return 0;
+}
+
+/* Character types: the charset and collation the column ends up with (in b
+ * and out). CHARACTER SET / COLLATE in the type text win over charset and
+ * collation (the column's keys or the table's defaults). */
+static int char_charset(bctx *b, const char *charset, const char *collation)
+{
+    const parsed *t = b->t;
+    const char *want_cs = charset, *want_coll = collation;
+    if (t->charset[0] || t->collation[0]) {
+        want_cs = t->charset[0] ? t->charset : NULL;
+        want_coll = t->collation[0] ? t->collation : NULL;
+    }
+    if (want_cs && !*want_cs)
+        want_cs = NULL;
+    if (want_coll && !*want_coll)
+        want_coll = NULL;
+    if (t->sub == 1 && !want_cs && !want_coll)
+        want_cs = "utf8mb3"; /* NCHAR / NVARCHAR */
+    if (resolve_charset(want_cs, want_coll, &b->cs, &b->coll, b->err) < 0)
+        return -1;
+    b->mb = cdch_charset_mbmaxlen(b->cs);
+    b->out->charset = cdch_arena_strdup(b->a, b->cs);
+    b->out->collation = cdch_arena_strdup(b->a, b->coll);
+    b->out->mbmaxlen = b->mb;
+    b->d->collation = cdch_collation_id(b->coll);
+    return 0;
+}
+
+static int b_char(bctx *b)
+{
+    const parsed *t = b->t;
+    if (t->nargs > 1 || t->nargs == 0)
+        return cdch_err_set(b->err, "char takes one length: char(N)");
+    uint64_t n = t->nargs == 1 ? t->args[0] : 1;
+    if (n > 255)
+        return cdch_err_set(b->err, "char(%" PRIu64 ") is too long (at most 255 characters; use varchar)", n);
+    b->d->type = CDCH_T_STRING;
+    b->d->meta = char_meta((uint32_t)(n * b->mb));
+    b->out->char_length = (uint32_t)n;
+    cdch_buf_printf(b->sql, "char(%" PRIu64 ")", n);
+    return 0;
+}
+
+static int b_varchar(bctx *b)
+{
+    const parsed *t = b->t;
+    if (t->nargs != 1)
+        return cdch_err_set(b->err, "varchar needs a length: varchar(N)");
+    uint64_t n = t->args[0];
+    if (n * b->mb > 65535)
+        return cdch_err_set(b->err,
+                            "varchar(%" PRIu64 ") needs %" PRIu64 " bytes in %s (%u bytes per character), "
+                            "more than 65535; use text",
+                            n, n * b->mb, b->cs, b->mb);
+    b->d->type = CDCH_T_VARCHAR;
+    b->d->meta = (uint16_t)(n * b->mb);
+    b->out->char_length = (uint32_t)n;
+    cdch_buf_printf(b->sql, "varchar(%" PRIu64 ")", n);
+    return 0;
+}
+
+static int b_text(bctx *b)
+{
+    static const char *const names[] = {"", "tinytext", "text", "mediumtext", "longtext"};
+    return lob(b, K_TINYTEXT, "text", b->mb, names);
+}
+
+/* ENUM / SET: members distinct under the collation, packed in 1-2 (ENUM) or
+ * 1-4, 8 (SET) bytes. */
+static int b_enum_set(bctx *b)
+{
+    const parsed *t = b->t;
+    bool is_enum = t->kind == K_ENUM;
+    if (t->nargs < 0 || t->nlabels == 0)
+        return cdch_err_set(b->err, "%s needs its members: %s('a','b')", b->word, b->word);
+    if (!is_enum && t->nlabels > 64)
+        return cdch_err_set(b->err, "set has %zu members, more than 64", t->nlabels);
+    bool ci = collation_is_ci(b->coll);
+    for (size_t i = 0; i < t->nlabels; i++) {
+        if (!is_enum && strchr(t->labels[i], ','))
+            return cdch_err_set(b->err, "set member '%s' contains a comma", t->labels[i]);
+        for (size_t j = 0; j < i; j++)
+            if (labels_equal_ci(t->labels[i], t->labels[j], ci))
+                return cdch_err_set(b->err, "%s has the member '%s' twice", b->word, t->labels[i]);
+    }
+    unsigned pack;
+    if (is_enum)
+        pack = t->nlabels <= 255 ? 1 : 2;
+    else {
+        pack = (unsigned)((t->nlabels + 7) / 8);
+        if (pack > 4)
+            pack = 8;
+    }
+    b->d->type = CDCH_T_STRING;
+    b->d->meta = (uint16_t)((is_enum ? CDCH_T_ENUM : CDCH_T_SET) << 8 | pack);
+    const char **labels = cdch_arena_alloc(b->a, t->nlabels * sizeof *labels);
+    cdch_put_str(b->sql, b->word);
+    cdch_put_u8(b->sql, '(');
+    for (size_t i = 0; i < t->nlabels; i++) {
+        labels[i] = cdch_arena_strdup(b->a, t->labels[i]);
+        if (i)
+            cdch_put_u8(b->sql, ',');
+        put_quoted_label(b->sql, t->labels[i]);
+    }
+    cdch_put_u8(b->sql, ')');
+    b->d->labels = labels;
+    b->d->nlabels = t->nlabels;
+    return 0;
+}
+
+/* The builder of each kind. */
+static int (*const k_builders[])(bctx *) = {
+    [K_TINYINT] = b_int,      [K_SMALLINT] = b_int,    [K_MEDIUMINT] = b_int,   [K_INT] = b_int,
+    [K_BIGINT] = b_int,       [K_BOOL] = b_int,        [K_DECIMAL] = b_decimal, [K_FLOAT] = b_float,
+    [K_DOUBLE] = b_float,     [K_DATE] = b_date,       [K_DATETIME] = b_fsp,    [K_TIMESTAMP] = b_fsp,
+    [K_TIME] = b_fsp,         [K_YEAR] = b_year,       [K_BIT] = b_bit,         [K_CHAR] = b_char,
+    [K_VARCHAR] = b_varchar,  [K_BINARY] = b_binary,   [K_VARBINARY] = b_binary, [K_TINYTEXT] = b_text,
+    [K_TEXT] = b_text,        [K_MEDIUMTEXT] = b_text, [K_LONGTEXT] = b_text,   [K_TINYBLOB] = b_blob,
+    [K_BLOB] = b_blob,        [K_MEDIUMBLOB] = b_blob, [K_LONGBLOB] = b_blob,   [K_ENUM] = b_enum_set,
+    [K_SET] = b_enum_set,     [K_JSON] = b_json,       [K_GEOM] = b_geom,       [K_VECTOR] = b_vector,
+};
+
+/* The column of type t: the checks every type shares, the character set of
+ * character types, then its family's builder. */
 static int build(const parsed *t, const char *charset, const char *collation, cdch_arena *a, cdch_sc_column *out,
                  cdch_err *err)
 {
-    cdch_coldef *d = &out->def;
     cdch_buf sql = CDCH_BUF_INIT;
-    int rc = 0;
-    const char *word = kind_word(t->kind);
+    bctx b = {.t = t, .word = kind_word(t->kind), .out = out, .d = &out->def, .a = a, .sql = &sql, .err = err};
+    int rc = -1;
     out->mbmaxlen = 1;
     out->charset = NULL;
     out->collation = NULL;
     out->char_length = 0;
 
     if (!is_num_kind(t->kind) && (t->is_unsigned || t->zerofill)) {
-        rc = cdch_err_set(err, "UNSIGNED/ZEROFILL only apply to numeric types, not %s", word);
+        cdch_err_set(err, "UNSIGNED/ZEROFILL only apply to numeric types, not %s", b.word);
         goto done;
     }
     if (!is_char_kind(t->kind) && (t->charset[0] || t->collation[0])) {
-        rc = cdch_err_set(err, "CHARACTER SET/COLLATE do not apply to %s", word);
+        cdch_err_set(err, "CHARACTER SET/COLLATE do not apply to %s", b.word);
         goto done;
     }
-    d->is_unsigned = t->is_unsigned || t->zerofill;
-
-    if (is_int_kind(t->kind)) {
-        static const uint8_t codes[] = {0, CDCH_T_TINY, CDCH_T_SHORT, CDCH_T_INT24, CDCH_T_LONG, CDCH_T_LONGLONG,
-                                        CDCH_T_TINY};
-        if (t->kind == K_BOOL && t->nargs >= 0) {
-            rc = cdch_err_set(err, "type bool takes no length");
-            goto done;
-        }
-        if (t->nargs > 1 || (t->nargs == 1 && (t->args[0] < 1 || t->args[0] > 255))) {
-            rc = cdch_err_set(err, "integer display width must be one number 1..255");
-            goto done;
-        }
-        d->type = codes[t->kind];
-        cdch_put_str(&sql, word);
-    } else {
-        switch (t->kind) {
-        case K_DECIMAL: {
-            uint64_t p = 10, s = 0;
-            if (t->nargs >= 1)
-                p = t->args[0];
-            if (t->nargs >= 2)
-                s = t->args[1];
-            if (t->nargs == 0 || p < 1 || p > 65) {
-                rc = cdch_err_set(err, "decimal precision %" PRIu64 " is out of range 1..65", p);
-                goto done;
-            }
-            if (s > 30) {
-                rc = cdch_err_set(err, "decimal scale %" PRIu64 " is out of range 0..30", s);
-                goto done;
-            }
-            if (s > p) {
-                rc = cdch_err_set(err, "decimal scale %" PRIu64 " is larger than its precision %" PRIu64, s, p);
-                goto done;
-            }
-            d->type = CDCH_T_NEWDECIMAL;
-            d->meta = (uint16_t)(p << 8 | s);
-            cdch_buf_printf(&sql, "decimal(%" PRIu64 ",%" PRIu64 ")", p, s);
-            break;
-        }
-        case K_FLOAT:
-        case K_DOUBLE: {
-            bool dbl = t->kind == K_DOUBLE;
-            if (t->nargs == 1) {
-                if (dbl) {
-                    rc = cdch_err_set(err, "double takes (M,D) or nothing");
-                    goto done;
-                }
-                if (t->args[0] > 53) {
-                    rc = cdch_err_set(err, "float(%" PRIu64 ") precision is out of range 0..53", t->args[0]);
-                    goto done;
-                }
-                dbl = t->args[0] > 24;
-            } else if (t->nargs == 2) {
-                if (t->args[0] < 1 || t->args[0] > 255 || t->args[1] > 30 || t->args[1] > t->args[0]) {
-                    rc = cdch_err_set(err, "%s(%" PRIu64 ",%" PRIu64 "): M must be 1..255 and D 0..30, D <= M",
-                                      word, t->args[0], t->args[1]);
-                    goto done;
-                }
-            } else if (t->nargs == 0) {
-                rc = cdch_err_set(err, "%s() needs a precision", word);
-                goto done;
-            }
-            d->type = dbl ? CDCH_T_DOUBLE : CDCH_T_FLOAT;
-            d->meta = dbl ? 8 : 4;
-            cdch_put_str(&sql, dbl ? "double" : "float");
-            if (t->nargs == 2)
-                cdch_buf_printf(&sql, "(%" PRIu64 ",%" PRIu64 ")", t->args[0], t->args[1]);
-            break;
-        }
-        case K_DATE:
-            if ((rc = no_args(t, word, err)) < 0)
-                goto done;
-            d->type = CDCH_T_DATE;
-            cdch_put_str(&sql, word);
-            break;
-        case K_YEAR:
-            if (t->nargs > 1 || (t->nargs == 1 && t->args[0] != 4)) {
-                rc = cdch_err_set(err, "year takes no length (or the old (4))");
-                goto done;
-            }
-            d->type = CDCH_T_YEAR;
-            d->is_unsigned = true; /* Field_year is an unsigned zerofill Field_tiny (SIGNEDNESS metadata) */
-            cdch_put_str(&sql, word);
-            break;
-        case K_DATETIME:
-        case K_TIMESTAMP:
-        case K_TIME: {
-            uint64_t fsp = t->nargs >= 1 ? t->args[0] : 0;
-            if (t->nargs == 0 || t->nargs > 1 || fsp > 6) {
-                rc = cdch_err_set(err, "%s fractional seconds precision must be 0..6", word);
-                goto done;
-            }
-            d->type = t->kind == K_DATETIME ? CDCH_T_DATETIME2 : t->kind == K_TIMESTAMP ? CDCH_T_TIMESTAMP2
-                                                                                        : CDCH_T_TIME2;
-            d->meta = (uint16_t)fsp;
-            cdch_put_str(&sql, word);
-            if (fsp)
-                cdch_buf_printf(&sql, "(%" PRIu64 ")", fsp);
-            break;
-        }
-        case K_BIT: {
-            uint64_t n = t->nargs >= 1 ? t->args[0] : 1;
-            if (t->nargs == 0 || t->nargs > 1 || n < 1 || n > 64) {
-                rc = cdch_err_set(err, "bit(%" PRIu64 "): the number of bits must be 1..64", n);
-                goto done;
-            }
-            d->type = CDCH_T_BIT;
-            d->meta = (uint16_t)((n / 8) << 8 | (n % 8));
-            out->char_length = (uint32_t)n;
-            cdch_buf_printf(&sql, "bit(%" PRIu64 ")", n);
-            break;
-        }
-        case K_BINARY:
-        case K_VARBINARY: {
-            bool var = t->kind == K_VARBINARY;
-            if (t->nargs > 1 || t->nargs == 0 || (var && t->nargs < 0)) {
-                rc = cdch_err_set(err, "%s needs one length: %s(N)", word, word);
-                goto done;
-            }
-            uint64_t n = t->nargs == 1 ? t->args[0] : 1;
-            if (!var && n > 255) {
-                rc = cdch_err_set(err, "binary(%" PRIu64 ") is too long (at most 255 bytes; use varbinary)", n);
-                goto done;
-            }
-            if (var && n > 65535) {
-                rc = cdch_err_set(err, "varbinary(%" PRIu64 ") is too long (at most 65535 bytes; use blob)", n);
-                goto done;
-            }
-            d->type = var ? CDCH_T_VARCHAR : CDCH_T_STRING;
-            d->meta = var ? (uint16_t)n : char_meta((uint32_t)n);
-            d->collation = CDCH_COLLATION_BINARY;
-            out->char_length = (uint32_t)n;
-            cdch_buf_printf(&sql, "%s(%" PRIu64 ")", word, n);
-            break;
-        }
-        case K_TINYBLOB:
-        case K_BLOB:
-        case K_MEDIUMBLOB:
-        case K_LONGBLOB: {
-            int prefix = (int)(t->kind - K_TINYBLOB) + 1;
-            if (t->nargs >= 0 && t->kind != K_BLOB) {
-                rc = cdch_err_set(err, "type %s takes no length", word);
-                goto done;
-            }
-            if (t->nargs > 1 || t->nargs == 0) {
-                rc = cdch_err_set(err, "blob takes one length: blob(N)");
-                goto done;
-            }
-            if (t->nargs == 1) {
-                uint64_t n = t->args[0];
-                prefix = n <= 255 ? 1 : n <= 65535 ? 2 : n <= 16777215 ? 3 : 4;
-            }
-            static const char *const names[] = {"", "tinyblob", "blob", "mediumblob", "longblob"};
-            d->type = CDCH_T_BLOB;
-            d->meta = (uint16_t)prefix;
-            d->collation = CDCH_COLLATION_BINARY;
-            cdch_put_str(&sql, names[prefix]);
-            break;
-        }
-        case K_JSON:
-            if ((rc = no_args(t, word, err)) < 0)
-                goto done;
-            d->type = CDCH_T_JSON;
-            d->meta = 4;
-            d->collation = CDCH_COLLATION_BINARY;
-            cdch_put_str(&sql, word);
-            break;
-        case K_GEOM:
-            if ((rc = no_args(t, sc_geom_name((uint32_t)t->sub), err)) < 0)
-                goto done;
-            d->type = CDCH_T_GEOMETRY;
-            d->meta = 4;
-            d->collation = CDCH_COLLATION_BINARY;
-            d->geometry_type = (uint32_t)t->sub;
-            cdch_put_str(&sql, sc_geom_name((uint32_t)t->sub));
-            break;
-        case K_VECTOR: {
-            uint64_t n = t->nargs >= 1 ? t->args[0] : 2048;
-            if (t->nargs == 0 || t->nargs > 1 || n < 1 || n > 16383) {
-                rc = cdch_err_set(err, "vector(%" PRIu64 "): the dimension must be 1..16383", n);
-                goto done;
-            }
-            d->type = CDCH_T_VECTOR;
-            d->meta = 4;
-            d->collation = CDCH_COLLATION_BINARY;
-            out->char_length = (uint32_t)n;
-            cdch_buf_printf(&sql, "vector(%" PRIu64 ")", n);
-            break;
-        }
-        default: {
-            /* character types */
-            const char *cs = NULL, *coll = NULL;
-            /* CHARACTER SET / COLLATE in the type text win over the arguments
-             * (which are the column's keys or the table's defaults) */
-            const char *want_cs = charset, *want_coll = collation;
-            if (t->charset[0] || t->collation[0]) {
-                want_cs = t->charset[0] ? t->charset : NULL;
-                want_coll = t->collation[0] ? t->collation : NULL;
-            }
-            if (want_cs && !*want_cs)
-                want_cs = NULL;
-            if (want_coll && !*want_coll)
-                want_coll = NULL;
-            if (t->sub == 1 && !want_cs && !want_coll)
-                want_cs = "utf8mb3"; /* NCHAR / NVARCHAR */
-            if (resolve_charset(want_cs, want_coll, &cs, &coll, err) < 0) {
-                rc = -1;
-                goto done;
-            }
-            uint32_t mb = cdch_charset_mbmaxlen(cs);
-            out->charset = cdch_arena_strdup(a, cs);
-            out->collation = cdch_arena_strdup(a, coll);
-            out->mbmaxlen = mb;
-            d->collation = cdch_collation_id(coll);
-            switch (t->kind) {
-            case K_CHAR: {
-                if (t->nargs > 1 || t->nargs == 0) {
-                    rc = cdch_err_set(err, "char takes one length: char(N)");
-                    goto done;
-                }
-                uint64_t n = t->nargs == 1 ? t->args[0] : 1;
-                if (n > 255) {
-                    rc = cdch_err_set(err, "char(%" PRIu64 ") is too long (at most 255 characters; use varchar)", n);
-                    goto done;
-                }
-                d->type = CDCH_T_STRING;
-                d->meta = char_meta((uint32_t)(n * mb));
-                out->char_length = (uint32_t)n;
-                cdch_buf_printf(&sql, "char(%" PRIu64 ")", n);
-                break;
-            }
-            case K_VARCHAR: {
-                if (t->nargs != 1) {
-                    rc = cdch_err_set(err, "varchar needs a length: varchar(N)");
-                    goto done;
-                }
-                uint64_t n = t->args[0];
-                if (n * mb > 65535) {
-                    rc = cdch_err_set(err,
-                                      "varchar(%" PRIu64 ") needs %" PRIu64 " bytes in %s (%u bytes per character), "
-                                      "more than 65535; use text",
-                                      n, n * mb, cs, mb);
-                    goto done;
-                }
-                d->type = CDCH_T_VARCHAR;
-                d->meta = (uint16_t)(n * mb);
-                out->char_length = (uint32_t)n;
-                cdch_buf_printf(&sql, "varchar(%" PRIu64 ")", n);
-                break;
-            }
-            case K_TINYTEXT:
-            case K_TEXT:
-            case K_MEDIUMTEXT:
-            case K_LONGTEXT: {
-                int prefix = (int)(t->kind - K_TINYTEXT) + 1;
-                if (t->nargs >= 0 && t->kind != K_TEXT) {
-                    rc = cdch_err_set(err, "type %s takes no length", word);
-                    goto done;
-                }
-                if (t->nargs > 1 || t->nargs == 0) {
-                    rc = cdch_err_set(err, "text takes one length: text(N)");
-                    goto done;
-                }
-                if (t->nargs == 1) {
-                    uint64_t n = t->args[0] * mb;
-                    prefix = n <= 255 ? 1 : n <= 65535 ? 2 : n <= 16777215 ? 3 : 4;
-                }
-                static const char *const names[] = {"", "tinytext", "text", "mediumtext", "longtext"};
-                d->type = CDCH_T_BLOB;
-                d->meta = (uint16_t)prefix;
-                cdch_put_str(&sql, names[prefix]);
-                break;
-            }
-            case K_ENUM:
-            case K_SET: {
-                bool is_enum = t->kind == K_ENUM;
-                if (t->nargs < 0 || t->nlabels == 0) {
-                    rc = cdch_err_set(err, "%s needs its members: %s('a','b')", word, word);
-                    goto done;
-                }
-                if (!is_enum && t->nlabels > 64) {
-                    rc = cdch_err_set(err, "set has %zu members, more than 64", t->nlabels);
-                    goto done;
-                }
-                bool ci = collation_is_ci(coll);
-                for (size_t i = 0; i < t->nlabels; i++) {
-                    if (!is_enum && strchr(t->labels[i], ',')) {
-                        rc = cdch_err_set(err, "set member '%s' contains a comma", t->labels[i]);
-                        goto done;
-                    }
-                    for (size_t j = 0; j < i; j++)
-                        if (labels_equal_ci(t->labels[i], t->labels[j], ci)) {
-                            rc = cdch_err_set(err, "%s has the member '%s' twice", word, t->labels[i]);
-                            goto done;
-                        }
-                }
-                unsigned pack;
-                if (is_enum)
-                    pack = t->nlabels <= 255 ? 1 : 2;
-                else {
-                    pack = (unsigned)((t->nlabels + 7) / 8);
-                    if (pack > 4)
-                        pack = 8;
-                }
-                d->type = CDCH_T_STRING;
-                d->meta = (uint16_t)((is_enum ? CDCH_T_ENUM : CDCH_T_SET) << 8 | pack);
-                const char **labels = cdch_arena_alloc(a, t->nlabels * sizeof *labels);
-                cdch_put_str(&sql, word);
-                cdch_put_u8(&sql, '(');
-                for (size_t i = 0; i < t->nlabels; i++) {
-                    labels[i] = cdch_arena_strdup(a, t->labels[i]);
-                    if (i)
-                        cdch_put_u8(&sql, ',');
-                    put_quoted_label(&sql, t->labels[i]);
-                }
-                cdch_put_u8(&sql, ')');
-                d->labels = labels;
-                d->nlabels = t->nlabels;
-                break;
-            }
-            default: break;
-            }
-        }
-        }
-    }
+    out->def.is_unsigned = t->is_unsigned || t->zerofill;
+    if (is_char_kind(t->kind) && char_charset(&b, charset, collation) < 0)
+        goto done;
+    if (k_builders[t->kind](&b) < 0)
+        goto done;
     if (t->is_unsigned || t->zerofill)
         cdch_put_str(&sql, " unsigned");
     if (t->zerofill)
         cdch_put_str(&sql, " zerofill");
-    cdch_coldef_finish(d);
+    cdch_coldef_finish(&out->def);
     out->sql_type = cdch_arena_memdup(a, sql.data, sql.len);
+    rc = 0;
 done:
     cdch_buf_free(&sql);
     return rc;
