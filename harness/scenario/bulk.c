@@ -232,7 +232,162 @@ static cdch_json *gen_json(cdch_arena *a, rng *r, uint32_t value_bytes)
     return o;
 }
 
-/* A random valid value of col; value_bytes sizes strings. */
+/* ---- a random valid value per type family (x: the value's first draw) ------------- */
+
+static void gen_int(rng *r, const cdch_coldef *d, uint64_t x, cdch_value *out)
+{
+    unsigned bits = d->type == CDCH_T_TINY ? 8 : d->type == CDCH_T_SHORT ? 16 : d->type == CDCH_T_INT24 ? 24
+                    : d->type == CDCH_T_LONG ? 32 : 64;
+    /* mostly small numbers, sometimes the whole range */
+    if (rng_below(r, 4))
+        bits = bits < 16 ? bits : 16;
+    if (d->is_unsigned) {
+        out->kind = CDCH_V_UINT;
+        out->u.u = bits == 64 ? x : x & ((1ULL << bits) - 1);
+    } else {
+        out->kind = CDCH_V_INT;
+        uint64_t m = bits == 64 ? x : x & ((1ULL << bits) - 1);
+        if (bits < 64 && (m >> (bits - 1)))
+            m |= ~((1ULL << bits) - 1);
+        out->u.i = (int64_t)m;
+    }
+}
+
+static void gen_decimal(cdch_arena *a, rng *r, const cdch_coldef *d, uint64_t x, cdch_value *out)
+{
+    unsigned prec = d->meta >> 8, scale = d->meta & 0xFF, intg = prec - scale;
+    char buf[80];
+    size_t k = 0;
+    bool neg = !d->is_unsigned && (x & 1);
+    size_t nint = (size_t)rng_below(r, intg + 1);
+    bool nonzero = false;
+    if (neg)
+        buf[k++] = '-';
+    size_t start = k;
+    if (nint == 0) {
+        buf[k++] = '0';
+    } else {
+        buf[k++] = (char)('1' + rng_below(r, 9));
+        nonzero = true;
+        for (size_t i = 1; i < nint; i++)
+            buf[k++] = (char)('0' + rng_below(r, 10));
+    }
+    if (scale) {
+        buf[k++] = '.';
+        for (unsigned i = 0; i < scale; i++) {
+            char ch = (char)('0' + rng_below(r, 10));
+            nonzero = nonzero || ch != '0';
+            buf[k++] = ch;
+        }
+    }
+    const char *p = buf;
+    if (neg && !nonzero) { /* MySQL prints -0 as 0 */
+        p = buf + start;
+        k -= start;
+    }
+    out->kind = CDCH_V_DECIMAL;
+    out->u.bytes.ptr = cdch_arena_memdup(a, p, k);
+    out->u.bytes.len = k;
+}
+
+/* DATE, DATETIME, TIME (TIMESTAMP is seconds since the epoch: gen_timestamp). */
+static void gen_temporal(rng *r, const cdch_coldef *d, cdch_value *out)
+{
+    cdch_temporal t;
+    memset(&t, 0, sizeof t);
+    if (d->type == CDCH_T_TIME2) {
+        t.hour = (uint16_t)rng_below(r, 839);
+        t.neg = rng_below(r, 2);
+        out->kind = CDCH_V_TIME;
+    } else {
+        t.year = (uint16_t)(1970 + rng_below(r, 68));
+        t.month = (uint8_t)(1 + rng_below(r, 12));
+        t.day = (uint8_t)(1 + rng_below(r, 28));
+        out->kind = d->type == CDCH_T_DATETIME2 ? CDCH_V_DATETIME : CDCH_V_DATE;
+        if (d->type == CDCH_T_DATETIME2)
+            t.hour = (uint16_t)rng_below(r, 24);
+    }
+    if (d->type != CDCH_T_DATE && d->type != CDCH_T_NEWDATE) {
+        t.minute = (uint8_t)rng_below(r, 60);
+        t.second = (uint8_t)rng_below(r, 60);
+        unsigned fsp = d->meta <= 6 ? d->meta : 0;
+        t.usec = (uint32_t)rng_below(r, 1000000);
+        t.usec -= t.usec % k_frac_div[fsp];
+    }
+    if (t.neg && !t.hour && !t.minute && !t.second && !t.usec)
+        t.neg = false;
+    out->u.t = t;
+}
+
+static void gen_timestamp(rng *r, const cdch_coldef *d, cdch_value *out)
+{
+    unsigned fsp = d->meta <= 6 ? d->meta : 0;
+    out->kind = CDCH_V_TIMESTAMP;
+    out->u.ts.sec = (uint32_t)(1 + rng_below(r, INT32_MAX));
+    out->u.ts.usec = (uint32_t)rng_below(r, 1000000);
+    out->u.ts.usec -= out->u.ts.usec % k_frac_div[fsp];
+}
+
+/* CHAR, VARCHAR, TEXT (text in the column's charset), BINARY, VARBINARY,
+ * BLOB (random bytes); ENUM and SET (a member index, a member bitmap). */
+static void gen_string(cdch_arena *a, rng *r, const cdch_sc_column *col, uint64_t x, uint32_t value_bytes,
+                       cdch_value *out)
+{
+    const cdch_coldef *d = &col->def;
+    if (d->type == CDCH_T_STRING && d->real_type == CDCH_T_ENUM) {
+        out->kind = CDCH_V_ENUM;
+        out->u.u = 1 + rng_below(r, d->nlabels ? d->nlabels : 1);
+        return;
+    }
+    if (d->type == CDCH_T_STRING && d->real_type == CDCH_T_SET) {
+        out->kind = CDCH_V_SET;
+        out->u.u = d->nlabels >= 64 ? x : x & ((1ULL << d->nlabels) - 1);
+        return;
+    }
+    uint64_t maxb = sc_col_max_bytes(col);
+    if (d->collation == CDCH_COLLATION_BINARY) {
+        size_t n = value_bytes < maxb ? value_bytes : (size_t)maxb;
+        uint8_t *p = cdch_arena_alloc(a, n + 1);
+        for (size_t i = 0; i < n; i++)
+            p[i] = (uint8_t)rng_next(r);
+        if (d->type == CDCH_T_STRING)
+            n = sc_charset_strip_pad(SC_CS_BINARY, p, n);
+        out->kind = CDCH_V_STRING;
+        out->u.bytes.ptr = p;
+        out->u.bytes.len = n;
+        return;
+    }
+    uint64_t cap = d->type == CDCH_T_BLOB ? maxb / (col->mbmaxlen ? col->mbmaxlen : 1) : col->char_length;
+    gen_text(a, r, col, value_bytes < cap ? value_bytes : (size_t)cap, out);
+}
+
+static void gen_geometry(cdch_arena *a, rng *r, const cdch_coldef *d, cdch_value *out)
+{
+    cdch_buf b = CDCH_BUF_INIT;
+    wkb_geom(&b, r, d->geometry_type);
+    out->kind = CDCH_V_GEOMETRY;
+    out->u.geom.srid = 0;
+    out->u.geom.wkb = cdch_arena_memdup(a, b.data, b.len);
+    out->u.geom.len = b.len;
+    cdch_buf_free(&b);
+}
+
+static void gen_vector(cdch_arena *a, rng *r, const cdch_sc_column *col, cdch_value *out)
+{
+    size_t n = col->char_length ? col->char_length : 1;
+    uint8_t *p = cdch_arena_alloc(a, 4 * n);
+    for (size_t i = 0; i < n; i++) {
+        float f = (float)((int64_t)rng_below(r, 2001) - 1000) / 256.0f;
+        memcpy(p + 4 * i, &f, 4);
+    }
+    out->kind = CDCH_V_VECTOR;
+    out->u.bytes.ptr = p;
+    out->u.bytes.len = 4 * n;
+}
+
+/* A random valid value of col; value_bytes sizes strings. Every value (NULL
+ * aside) first draws x, whether its family uses it or not: the streams of a
+ * seed stay what they were. */
 static void gen_value(cdch_arena *a, rng *r, const cdch_sc_column *col, uint32_t value_bytes, bool allow_null,
                       cdch_value *out)
 {
@@ -248,60 +403,8 @@ static void gen_value(cdch_arena *a, rng *r, const cdch_sc_column *col, uint32_t
     case CDCH_T_SHORT:
     case CDCH_T_INT24:
     case CDCH_T_LONG:
-    case CDCH_T_LONGLONG: {
-        unsigned bits = d->type == CDCH_T_TINY ? 8 : d->type == CDCH_T_SHORT ? 16 : d->type == CDCH_T_INT24 ? 24
-                        : d->type == CDCH_T_LONG ? 32 : 64;
-        /* mostly small numbers, sometimes the whole range */
-        if (rng_below(r, 4))
-            bits = bits < 16 ? bits : 16;
-        if (d->is_unsigned) {
-            out->kind = CDCH_V_UINT;
-            out->u.u = bits == 64 ? x : x & ((1ULL << bits) - 1);
-        } else {
-            out->kind = CDCH_V_INT;
-            uint64_t m = bits == 64 ? x : x & ((1ULL << bits) - 1);
-            if (bits < 64 && (m >> (bits - 1)))
-                m |= ~((1ULL << bits) - 1);
-            out->u.i = (int64_t)m;
-        }
-        return;
-    }
-    case CDCH_T_NEWDECIMAL: {
-        unsigned prec = d->meta >> 8, scale = d->meta & 0xFF, intg = prec - scale;
-        char buf[80];
-        size_t k = 0;
-        bool neg = !d->is_unsigned && (x & 1);
-        size_t nint = (size_t)rng_below(r, intg + 1);
-        bool nonzero = false;
-        if (neg)
-            buf[k++] = '-';
-        size_t start = k;
-        if (nint == 0) {
-            buf[k++] = '0';
-        } else {
-            buf[k++] = (char)('1' + rng_below(r, 9));
-            nonzero = true;
-            for (size_t i = 1; i < nint; i++)
-                buf[k++] = (char)('0' + rng_below(r, 10));
-        }
-        if (scale) {
-            buf[k++] = '.';
-            for (unsigned i = 0; i < scale; i++) {
-                char ch = (char)('0' + rng_below(r, 10));
-                nonzero = nonzero || ch != '0';
-                buf[k++] = ch;
-            }
-        }
-        const char *p = buf;
-        if (neg && !nonzero) { /* MySQL prints -0 as 0 */
-            p = buf + start;
-            k -= start;
-        }
-        out->kind = CDCH_V_DECIMAL;
-        out->u.bytes.ptr = cdch_arena_memdup(a, p, k);
-        out->u.bytes.len = k;
-        return;
-    }
+    case CDCH_T_LONGLONG: gen_int(r, d, x, out); return;
+    case CDCH_T_NEWDECIMAL: gen_decimal(a, r, d, x, out); return;
     case CDCH_T_FLOAT: {
         float f = (float)((int64_t)(x % 2000001) - 1000000) / 64.0f;
         out->kind = CDCH_V_FLOAT;
@@ -317,41 +420,8 @@ static void gen_value(cdch_arena *a, rng *r, const cdch_sc_column *col, uint32_t
     case CDCH_T_DATE:
     case CDCH_T_NEWDATE:
     case CDCH_T_DATETIME2:
-    case CDCH_T_TIME2: {
-        cdch_temporal t;
-        memset(&t, 0, sizeof t);
-        if (d->type == CDCH_T_TIME2) {
-            t.hour = (uint16_t)rng_below(r, 839);
-            t.neg = rng_below(r, 2);
-            out->kind = CDCH_V_TIME;
-        } else {
-            t.year = (uint16_t)(1970 + rng_below(r, 68));
-            t.month = (uint8_t)(1 + rng_below(r, 12));
-            t.day = (uint8_t)(1 + rng_below(r, 28));
-            out->kind = d->type == CDCH_T_DATETIME2 ? CDCH_V_DATETIME : CDCH_V_DATE;
-            if (d->type == CDCH_T_DATETIME2)
-                t.hour = (uint16_t)rng_below(r, 24);
-        }
-        if (d->type != CDCH_T_DATE && d->type != CDCH_T_NEWDATE) {
-            t.minute = (uint8_t)rng_below(r, 60);
-            t.second = (uint8_t)rng_below(r, 60);
-            unsigned fsp = d->meta <= 6 ? d->meta : 0;
-            t.usec = (uint32_t)rng_below(r, 1000000);
-            t.usec -= t.usec % k_frac_div[fsp];
-        }
-        if (t.neg && !t.hour && !t.minute && !t.second && !t.usec)
-            t.neg = false;
-        out->u.t = t;
-        return;
-    }
-    case CDCH_T_TIMESTAMP2: {
-        unsigned fsp = d->meta <= 6 ? d->meta : 0;
-        out->kind = CDCH_V_TIMESTAMP;
-        out->u.ts.sec = (uint32_t)(1 + rng_below(r, INT32_MAX));
-        out->u.ts.usec = (uint32_t)rng_below(r, 1000000);
-        out->u.ts.usec -= out->u.ts.usec % k_frac_div[fsp];
-        return;
-    }
+    case CDCH_T_TIME2: gen_temporal(r, d, out); return;
+    case CDCH_T_TIMESTAMP2: gen_timestamp(r, d, out); return;
     case CDCH_T_YEAR:
         out->kind = CDCH_V_YEAR;
         out->u.u = 1901 + rng_below(r, 255);
@@ -363,63 +433,14 @@ static void gen_value(cdch_arena *a, rng *r, const cdch_sc_column *col, uint32_t
         return;
     }
     case CDCH_T_STRING:
-        if (d->real_type == CDCH_T_ENUM) {
-            out->kind = CDCH_V_ENUM;
-            out->u.u = 1 + rng_below(r, d->nlabels ? d->nlabels : 1);
-            return;
-        }
-        if (d->real_type == CDCH_T_SET) {
-            out->kind = CDCH_V_SET;
-            out->u.u = d->nlabels >= 64 ? x : x & ((1ULL << d->nlabels) - 1);
-            return;
-        }
-        /* fall through: CHAR / BINARY */
-        /* FALLTHROUGH */
     case CDCH_T_VARCHAR:
-    case CDCH_T_BLOB: {
-        uint64_t maxb = sc_col_max_bytes(col);
-        if (d->collation == CDCH_COLLATION_BINARY) {
-            size_t n = value_bytes < maxb ? value_bytes : (size_t)maxb;
-            uint8_t *p = cdch_arena_alloc(a, n + 1);
-            for (size_t i = 0; i < n; i++)
-                p[i] = (uint8_t)rng_next(r);
-            if (d->type == CDCH_T_STRING)
-                n = sc_charset_strip_pad(SC_CS_BINARY, p, n);
-            out->kind = CDCH_V_STRING;
-            out->u.bytes.ptr = p;
-            out->u.bytes.len = n;
-            return;
-        }
-        uint64_t cap = d->type == CDCH_T_BLOB ? maxb / (col->mbmaxlen ? col->mbmaxlen : 1) : col->char_length;
-        gen_text(a, r, col, value_bytes < cap ? value_bytes : (size_t)cap, out);
-        return;
-    }
+    case CDCH_T_BLOB: gen_string(a, r, col, x, value_bytes, out); return;
     case CDCH_T_JSON:
         out->kind = CDCH_V_JSON;
         out->u.json = gen_json(a, r, value_bytes);
         return;
-    case CDCH_T_GEOMETRY: {
-        cdch_buf b = CDCH_BUF_INIT;
-        wkb_geom(&b, r, d->geometry_type);
-        out->kind = CDCH_V_GEOMETRY;
-        out->u.geom.srid = 0;
-        out->u.geom.wkb = cdch_arena_memdup(a, b.data, b.len);
-        out->u.geom.len = b.len;
-        cdch_buf_free(&b);
-        return;
-    }
-    case CDCH_T_VECTOR: {
-        size_t n = col->char_length ? col->char_length : 1;
-        uint8_t *p = cdch_arena_alloc(a, 4 * n);
-        for (size_t i = 0; i < n; i++) {
-            float f = (float)((int64_t)rng_below(r, 2001) - 1000) / 256.0f;
-            memcpy(p + 4 * i, &f, 4);
-        }
-        out->kind = CDCH_V_VECTOR;
-        out->u.bytes.ptr = p;
-        out->u.bytes.len = 4 * n;
-        return;
-    }
+    case CDCH_T_GEOMETRY: gen_geometry(a, r, d, out); return;
+    case CDCH_T_VECTOR: gen_vector(a, r, col, out); return;
     default: out->kind = CDCH_V_NULL; return;
     }
 }

@@ -92,23 +92,41 @@ static int w_coord(wkt *w)
     return 0;
 }
 
-/* "(x y, x y, ...)" -> count + points; min points, ring closure */
-static int w_points(wkt *w, uint32_t min, bool ring)
+/* "(item, item, ...)" -> a little-endian count, then the items item() writes;
+ * *count (when not NULL) = their number. */
+static int w_list(wkt *w, int (*item)(wkt *w, const void *arg), const void *arg, uint32_t *count)
 {
     if (w_expect(w, '(') < 0)
         return -1;
     size_t count_at = w->out->len;
     cdch_put_le32(w->out, 0);
     uint32_t n = 0;
-    size_t first = w->out->len;
     do {
-        if (w_coord(w) < 0)
+        if (item(w, arg) < 0)
             return -1;
         n++;
     } while (w_char(w, ','));
     if (w_expect(w, ')') < 0)
         return -1;
     cdch_buf_patch_le(w->out, count_at, n, 4);
+    if (count)
+        *count = n;
+    return 0;
+}
+
+static int w_coord_item(wkt *w, const void *arg)
+{
+    (void)arg;
+    return w_coord(w);
+}
+
+/* "(x y, x y, ...)" -> count + points; min points, ring closure */
+static int w_points(wkt *w, uint32_t min, bool ring)
+{
+    size_t first = w->out->len + 4; /* after the count */
+    uint32_t n;
+    if (w_list(w, w_coord_item, NULL, &n) < 0)
+        return -1;
     if (n < min)
         return cdch_err_set(w->err, "bad WKT: a %s needs at least %u points, got %u", ring ? "polygon ring" : "linestring",
                             min, n);
@@ -117,23 +135,13 @@ static int w_points(wkt *w, uint32_t min, bool ring)
     return 0;
 }
 
-static int w_polygon_body(wkt *w)
+static int w_ring_item(wkt *w, const void *arg)
 {
-    if (w_expect(w, '(') < 0)
-        return -1;
-    size_t count_at = w->out->len;
-    cdch_put_le32(w->out, 0);
-    uint32_t n = 0;
-    do {
-        if (w_points(w, 4, true) < 0)
-            return -1;
-        n++;
-    } while (w_char(w, ','));
-    if (w_expect(w, ')') < 0)
-        return -1;
-    cdch_buf_patch_le(w->out, count_at, n, 4);
-    return 0;
+    (void)arg;
+    return w_points(w, 4, true);
 }
+
+static int w_polygon_body(wkt *w) { return w_list(w, w_ring_item, NULL, NULL); }
 
 static int w_geometry(wkt *w, unsigned depth);
 
@@ -141,6 +149,29 @@ static void w_header(wkt *w, uint32_t type)
 {
     cdch_put_u8(w->out, 1);
     cdch_put_le32(w->out, type);
+}
+
+/* A member of a MULTI* or GEOMETRYCOLLECTION body. */
+typedef struct w_member {
+    uint32_t type; /* of the collection */
+    unsigned depth;
+} w_member;
+
+static int w_member_item(wkt *w, const void *arg)
+{
+    const w_member *m = arg;
+    switch (m->type) {
+    case SC_GEOM_MULTIPOINT: {
+        w_header(w, SC_GEOM_POINT);
+        bool paren = w_char(w, '(');
+        if (w_coord(w) < 0 || (paren && w_expect(w, ')') < 0))
+            return -1;
+        return 0;
+    }
+    case SC_GEOM_MULTILINESTRING: w_header(w, SC_GEOM_LINESTRING); return w_points(w, 2, false);
+    case SC_GEOM_MULTIPOLYGON: w_header(w, SC_GEOM_POLYGON); return w_polygon_body(w);
+    default: return w_geometry(w, m->depth + 1);
+    }
 }
 
 static int w_body(wkt *w, uint32_t type, unsigned depth)
@@ -162,41 +193,8 @@ static int w_body(wkt *w, uint32_t type, unsigned depth)
             return 0;
         }
     }
-    if (w_expect(w, '(') < 0)
-        return -1;
-    size_t count_at = w->out->len;
-    cdch_put_le32(w->out, 0);
-    uint32_t n = 0;
-    do {
-        switch (type) {
-        case SC_GEOM_MULTIPOINT: {
-            w_header(w, SC_GEOM_POINT);
-            bool paren = w_char(w, '(');
-            if (w_coord(w) < 0 || (paren && w_expect(w, ')') < 0))
-                return -1;
-            break;
-        }
-        case SC_GEOM_MULTILINESTRING:
-            w_header(w, SC_GEOM_LINESTRING);
-            if (w_points(w, 2, false) < 0)
-                return -1;
-            break;
-        case SC_GEOM_MULTIPOLYGON:
-            w_header(w, SC_GEOM_POLYGON);
-            if (w_polygon_body(w) < 0)
-                return -1;
-            break;
-        default:
-            if (w_geometry(w, depth + 1) < 0)
-                return -1;
-            break;
-        }
-        n++;
-    } while (w_char(w, ','));
-    if (w_expect(w, ')') < 0)
-        return -1;
-    cdch_buf_patch_le(w->out, count_at, n, 4);
-    return 0;
+    w_member m = {type, depth};
+    return w_list(w, w_member_item, &m, NULL);
 }
 
 static int w_geometry(wkt *w, unsigned depth)
