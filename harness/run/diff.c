@@ -1523,6 +1523,109 @@ static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch
     return M ? M : (cdch_change_list *)O;
 }
 
+/* The expected rows' lookup tables: by key, by identity, by first column
+ * (loose), and each row's keys. */
+typedef struct expidx {
+    kmap keys, idents, loose;
+    rowkey *ek;
+} expidx;
+
+static void expidx_build(expidx *x, const cdch_change_list *E, const cdch_diff_schema *schema)
+{
+    kmap_init(&x->keys, E->n);
+    kmap_init(&x->idents, E->n);
+    kmap_init(&x->loose, E->n);
+    x->ek = xcalloc(E->n, sizeof *x->ek);
+    for (size_t i = 0; i < E->n; i++) {
+        const cdch_change *e = &E->items[i];
+        const sch_table *t = schema_find(schema, e->db, e->table);
+        x->ek[i] = row_keys(t, e);
+        kmap_add(&x->keys, x->ek[i].key, i);
+        kmap_add(&x->idents, x->ek[i].ident, i);
+        kmap_add(&x->loose, loose_key(t, e), i);
+    }
+}
+
+static void expidx_free(expidx *x)
+{
+    kmap_free(&x->keys);
+    kmap_free(&x->idents);
+    kmap_free(&x->loose);
+    free(x->ek);
+}
+
+/* Pair observed row o with an expected row, most likely first; or record
+ * it as a duplicate or as unexpected. *cur: the first expected row not
+ * matched yet (the expected order's cursor). */
+static void pair_observed(ctx *c, expidx *x, size_t o, size_t *cur)
+{
+    const cdch_change_list *E = c->E;
+    const cdch_change *ob = &c->O->items[o];
+    c->exp_of[o] = NONE;
+    rowkey ok = row_keys(schema_find(c->schema, ob->db, ob->table), ob);
+    while (*cur < E->n && c->matched[*cur])
+        (*cur)++;
+    /* (a) the row at the cursor */
+    if (*cur < E->n && x->ek[*cur].key == ok.key && compare_rows(c, *cur, o, false) == 0) {
+        match(c, *cur, o);
+        (*cur)++;
+        return;
+    }
+    /* (b) same key elsewhere */
+    kslot *s;
+    size_t j = kmap_find(&x->keys, ok.key, c->matched, *cur, &s);
+    if (j == NONE && s) {
+        size_t cand = dup_candidate(&x->keys, s, *cur);
+        add_dup(c, cand, o);
+        c->exp_of[o] = cand;
+        return;
+    }
+    /* (c) the cursor row with the same identity: values differ */
+    if (j == NONE && *cur < E->n && x->ek[*cur].ident == ok.ident && same_event(&E->items[*cur], ob)) {
+        match(c, *cur, o);
+        (*cur)++;
+        return;
+    }
+    /* (d) same identity elsewhere */
+    if (j == NONE) {
+        kslot *is;
+        j = kmap_find(&x->idents, ok.ident, c->matched, *cur, &is);
+        if (j != NONE && !same_event(&E->items[j], ob))
+            j = NONE;
+    }
+    if (j != NONE) {
+        if (j < *cur)
+            add_reorder(c, j, o, *cur);
+        match(c, j, o);
+        if (j >= *cur)
+            *cur = j + 1;
+        return;
+    }
+    /* (e) same table and op as the cursor row */
+    if (*cur < E->n && same_event(&E->items[*cur], ob)) {
+        match(c, *cur, o);
+        (*cur)++;
+        return;
+    }
+    /* (f) the same row (by its first column) of the cursor's transaction, arrived with another op,
+     * db or table: a mismatch of that row, which arrived */
+    if (*cur < E->n) {
+        kslot *ls;
+        size_t l = kmap_find(&x->loose, loose_key(schema_find(c->schema, ob->db, ob->table), ob), c->matched, *cur,
+                             &ls);
+        if (l != NONE && l >= *cur && c->txn_of[l] == c->txn_of[*cur]) {
+            match(c, l, o);
+            if (l == *cur)
+                (*cur)++;
+            return;
+        }
+    }
+    /* (g) nothing like it was expected */
+    cdch_diff_mismatch *m = add_mismatch(c, NONE, o, "unexpected event");
+    if (m)
+        m->observed = adup(c->d, ob->text, ob->text_len);
+}
+
 cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, const cdch_diff_schema *schema,
                          const cdch_stream_index *idx, unsigned representations)
 {
@@ -1536,22 +1639,11 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
     d->expected_rows = E->n;
     build_txns(&c);
 
-    kmap keys, idents, loose;
-    kmap_init(&keys, E->n);
-    kmap_init(&idents, E->n);
-    kmap_init(&loose, E->n);
-    rowkey *ek = xcalloc(E->n, sizeof *ek);
-    for (size_t i = 0; i < E->n; i++) {
-        const cdch_change *e = &E->items[i];
-        const sch_table *t = schema_find(schema, e->db, e->table);
-        ek[i] = row_keys(t, e);
-        kmap_add(&keys, ek[i].key, i);
-        kmap_add(&idents, ek[i].ident, i);
-        kmap_add(&loose, loose_key(t, e), i);
-    }
+    expidx x;
+    expidx_build(&x, E, schema);
     cdch_change_list *O = (cdch_change_list *)O0;
     if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)
-        O = merge_key_updates(E, O0, schema, &keys, &d->merged_key_updates);
+        O = merge_key_updates(E, O0, schema, &x.keys, &d->merged_key_updates);
     c.O = O;
     d->observed_rows = O->n;
     c.obs_of = xcalloc(E->n, sizeof *c.obs_of);
@@ -1562,77 +1654,11 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
         c.obs_of[i] = NONE;
 
     size_t cur = 0;
-    for (size_t o = 0; o < O->n; o++) {
-        const cdch_change *ob = &O->items[o];
-        c.exp_of[o] = NONE;
-        rowkey ok = row_keys(schema_find(schema, ob->db, ob->table), ob);
-        while (cur < E->n && c.matched[cur])
-            cur++;
-        /* (a) the row at the cursor */
-        if (cur < E->n && ek[cur].key == ok.key && compare_rows(&c, cur, o, false) == 0) {
-            match(&c, cur, o);
-            cur++;
-            continue;
-        }
-        /* (b) same key elsewhere */
-        kslot *s;
-        size_t j = kmap_find(&keys, ok.key, c.matched, cur, &s);
-        if (j == NONE && s) {
-            size_t cand = dup_candidate(&keys, s, cur);
-            add_dup(&c, cand, o);
-            c.exp_of[o] = cand;
-            continue;
-        }
-        /* (c) the cursor row with the same identity: values differ */
-        if (j == NONE && cur < E->n && ek[cur].ident == ok.ident && same_event(&E->items[cur], ob)) {
-            match(&c, cur, o);
-            cur++;
-            continue;
-        }
-        /* (d) same identity elsewhere */
-        if (j == NONE) {
-            kslot *is;
-            j = kmap_find(&idents, ok.ident, c.matched, cur, &is);
-            if (j != NONE && !same_event(&E->items[j], ob))
-                j = NONE;
-        }
-        if (j != NONE) {
-            if (j < cur)
-                add_reorder(&c, j, o, cur);
-            match(&c, j, o);
-            if (j >= cur)
-                cur = j + 1;
-            continue;
-        }
-        /* (e) same table and op as the cursor row */
-        if (cur < E->n && same_event(&E->items[cur], ob)) {
-            match(&c, cur, o);
-            cur++;
-            continue;
-        }
-        /* (f) the same row (by its first column) of the cursor's transaction, arrived with another op,
-         * db or table: a mismatch of that row, which arrived */
-        if (cur < E->n) {
-            kslot *ls;
-            size_t l = kmap_find(&loose, loose_key(schema_find(schema, ob->db, ob->table), ob), c.matched, cur, &ls);
-            if (l != NONE && l >= cur && c.txn_of[l] == c.txn_of[cur]) {
-                match(&c, l, o);
-                if (l == cur)
-                    cur++;
-                continue;
-            }
-        }
-        /* (g) nothing like it was expected */
-        cdch_diff_mismatch *m = add_mismatch(&c, NONE, o, "unexpected event");
-        if (m)
-            m->observed = adup(d, ob->text, ob->text_len);
-    }
+    for (size_t o = 0; o < O->n; o++)
+        pair_observed(&c, &x, o, &cur);
     find_missing(&c);
 
-    kmap_free(&keys);
-    kmap_free(&idents);
-    kmap_free(&loose);
-    free(ek);
+    expidx_free(&x);
     if (O != O0) {
         free(O->items);
         free(O->ctl);
