@@ -200,88 +200,92 @@ static int parse_quick(mctx *c, yaml_node_t *n)
     return 0;
 }
 
-static int load_root(mctx *c, yaml_node_t *root)
+/* consumers_dirs: folders, relative to the matrix file, made absolute. */
+static int parse_consumers_dirs(mctx *c, yaml_node_t *vn, const char *k)
 {
     cdch_matrix *m = c->m;
-    if (!root || root->type != YAML_MAPPING_NODE)
-        return fail(c, root, "a matrix file is a mapping (name, consumers, scenarios, ...)", NULL);
-    yaml_node_t *scen = NULL;
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-        yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
-        const char *k = scalar(kn);
-        if (!k)
-            return fail(c, kn, "keys must be strings", NULL);
-        if (strcmp(k, "name") == 0 || strcmp(k, "description") == 0) {
-            if (!scalar(vn))
-                return fail(c, vn, "'%s' must be a string", k);
-            char **slot = k[0] == 'n' ? &m->name : &m->description;
-            free(*slot);
-            *slot = xstrdup(scalar(vn));
-        } else if (strcmp(k, "consumers_dirs") == 0) {
-            char **v = NULL;
-            size_t n = 0;
-            if (str_list(c, vn, k, &v, &n) != 0)
-                return -1;
-            for (size_t i = 0; i < n; i++) {
-                char pth[PATH_MAX], abs[PATH_MAX];
-                rel(m, v[i], pth, sizeof pth);
-                if (!is_dir(pth)) {
-                    fail(c, vn, "consumers_dirs: '%s' is not a folder", v[i]);
-                    for (size_t k2 = 0; k2 < n; k2++)
-                        free(v[k2]);
-                    free(v);
-                    return -1;
-                }
-                push(&m->consumers_dirs, &m->nconsumers_dirs, realpath(pth, abs) ? abs : pth);
-                free(v[i]);
-            }
+    char **v = NULL;
+    size_t n = 0;
+    if (str_list(c, vn, k, &v, &n) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char pth[PATH_MAX], abs[PATH_MAX];
+        rel(m, v[i], pth, sizeof pth);
+        if (!is_dir(pth)) {
+            fail(c, vn, "consumers_dirs: '%s' is not a folder", v[i]);
+            for (size_t k2 = 0; k2 < n; k2++)
+                free(v[k2]);
             free(v);
-        } else if (strcmp(k, "consumers") == 0) {
-            if (str_list(c, vn, k, &m->consumers, &m->nconsumers) != 0)
-                return -1;
-        } else if (strcmp(k, "scenarios") == 0) {
-            scen = vn;
-        } else if (strcmp(k, "modes") == 0) {
-            const char *s = scalar(vn);
-            if (!s || (strcmp(s, "both") != 0 && !valid_mode(s, false)))
-                return fail(c, vn, "'modes' must be both, compressed, uncompressed or flip", NULL);
-            free(m->modes);
-            m->modes = xstrdup(s);
-        } else if (strcmp(k, "expect") == 0) {
-            const char *s = scalar(vn);
-            cdch_verdict v;
-            if (!s || (strcmp(s, "manifest") != 0 && cdch_verdict_parse(s, &v) != 0))
-                return fail(c, vn, "'expect' must be manifest or a verdict name", NULL);
-            free(m->expect);
-            m->expect = xstrdup(s);
-        } else if (strcmp(k, "timeout") == 0) {
-            if (parse_secs(c, vn, k, &m->timeout, false) != 0)
-                return -1;
-        } else if (strcmp(k, "grace") == 0) {
-            if (parse_secs(c, vn, k, &m->grace, false) != 0)
-                return -1;
-        } else if (strcmp(k, "idle_after_stream") == 0) {
-            if (parse_secs(c, vn, k, &m->idle_after_stream, true) != 0)
-                return -1;
-        } else if (strcmp(k, "exclude") == 0) {
-            if (parse_exclude(c, vn) != 0)
-                return -1;
-        } else if (strcmp(k, "quick") == 0) {
-            if (parse_quick(c, vn) != 0)
-                return -1;
-        } else {
-            return fail(c, kn,
-                        "unknown key '%s' (name, description, consumers_dirs, consumers, scenarios, modes, expect, "
-                        "timeout, grace, idle_after_stream, exclude, quick)",
-                        k);
+            return -1;
         }
+        push(&m->consumers_dirs, &m->nconsumers_dirs, realpath(pth, abs) ? abs : pth);
+        free(v[i]);
     }
-    if (!m->name)
-        return fail(c, root, "missing 'name' (it names the matrix in reports and merged shards)", NULL);
-    if (!m->nconsumers)
-        return fail(c, root, "missing 'consumers' (FAMILY or FAMILY@VERSION entries)", NULL);
-    if (!scen)
-        return fail(c, root, "missing 'scenarios' (files, folders or globs)", NULL);
+    free(v);
+    return 0;
+}
+
+/* One key of the matrix file's mapping; 'scenarios' is only noted (*scen):
+ * it is expanded once the whole file is read. */
+static int load_key(mctx *c, yaml_node_t *kn, yaml_node_t *vn, yaml_node_t **scen)
+{
+    cdch_matrix *m = c->m;
+    const char *k = scalar(kn);
+    if (!k)
+        return fail(c, kn, "keys must be strings", NULL);
+    if (strcmp(k, "name") == 0 || strcmp(k, "description") == 0) {
+        if (!scalar(vn))
+            return fail(c, vn, "'%s' must be a string", k);
+        char **slot = k[0] == 'n' ? &m->name : &m->description;
+        free(*slot);
+        *slot = xstrdup(scalar(vn));
+        return 0;
+    }
+    if (strcmp(k, "consumers_dirs") == 0)
+        return parse_consumers_dirs(c, vn, k);
+    if (strcmp(k, "consumers") == 0)
+        return str_list(c, vn, k, &m->consumers, &m->nconsumers);
+    if (strcmp(k, "scenarios") == 0) {
+        *scen = vn;
+        return 0;
+    }
+    if (strcmp(k, "modes") == 0) {
+        const char *s = scalar(vn);
+        if (!s || (strcmp(s, "both") != 0 && !valid_mode(s, false)))
+            return fail(c, vn, "'modes' must be both, compressed, uncompressed or flip", NULL);
+        free(m->modes);
+        m->modes = xstrdup(s);
+        return 0;
+    }
+    if (strcmp(k, "expect") == 0) {
+        const char *s = scalar(vn);
+        cdch_verdict v;
+        if (!s || (strcmp(s, "manifest") != 0 && cdch_verdict_parse(s, &v) != 0))
+            return fail(c, vn, "'expect' must be manifest or a verdict name", NULL);
+        free(m->expect);
+        m->expect = xstrdup(s);
+        return 0;
+    }
+    if (strcmp(k, "timeout") == 0)
+        return parse_secs(c, vn, k, &m->timeout, false);
+    if (strcmp(k, "grace") == 0)
+        return parse_secs(c, vn, k, &m->grace, false);
+    if (strcmp(k, "idle_after_stream") == 0)
+        return parse_secs(c, vn, k, &m->idle_after_stream, true);
+    if (strcmp(k, "exclude") == 0)
+        return parse_exclude(c, vn);
+    if (strcmp(k, "quick") == 0)
+        return parse_quick(c, vn);
+    return fail(c, kn,
+                "unknown key '%s' (name, description, consumers_dirs, consumers, scenarios, modes, expect, "
+                "timeout, grace, idle_after_stream, exclude, quick)",
+                k);
+}
+
+/* 'scenarios': files, folders or globs, expanded, sorted, each once. */
+static int load_scenarios(mctx *c, yaml_node_t *scen)
+{
+    cdch_matrix *m = c->m;
     if (scalar(scen)) {
         if (expand_scenario(c, scen, scalar(scen)) != 0)
             return -1;
@@ -306,7 +310,14 @@ static int load_root(mctx *c, yaml_node_t *root)
         m->scenarios[w++] = m->scenarios[i];
     }
     m->nscenarios = w;
-    /* quick scenarios must name library scenarios: a typo would silently shrink the PR gate */
+    return 0;
+}
+
+/* Quick scenarios must name library scenarios: a typo would silently
+ * shrink the PR gate. */
+static int check_quick(mctx *c, yaml_node_t *root)
+{
+    const cdch_matrix *m = c->m;
     for (size_t i = 0; i < m->nquick_scenarios; i++) {
         bool found = false;
         for (size_t k = 0; k < m->nscenarios && !found; k++) {
@@ -317,6 +328,26 @@ static int load_root(mctx *c, yaml_node_t *root)
         if (!found)
             return fail(c, root, "quick.scenarios: '%s' is not one of the matrix's scenarios", m->quick_scenarios[i]);
     }
+    return 0;
+}
+
+static int load_root(mctx *c, yaml_node_t *root)
+{
+    cdch_matrix *m = c->m;
+    if (!root || root->type != YAML_MAPPING_NODE)
+        return fail(c, root, "a matrix file is a mapping (name, consumers, scenarios, ...)", NULL);
+    yaml_node_t *scen = NULL;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++)
+        if (load_key(c, node(c, p->key), node(c, p->value), &scen) != 0)
+            return -1;
+    if (!m->name)
+        return fail(c, root, "missing 'name' (it names the matrix in reports and merged shards)", NULL);
+    if (!m->nconsumers)
+        return fail(c, root, "missing 'consumers' (FAMILY or FAMILY@VERSION entries)", NULL);
+    if (!scen)
+        return fail(c, root, "missing 'scenarios' (files, folders or globs)", NULL);
+    if (load_scenarios(c, scen) != 0 || check_quick(c, root) != 0)
+        return -1;
     if (!m->modes)
         m->modes = xstrdup("both");
     if (!m->expect)
