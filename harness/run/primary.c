@@ -43,12 +43,14 @@ cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir,
 
 uint16_t cdch_primary_port(const cdch_primary *p) { return cdch_server_port(p->srv); }
 
-uint64_t cdch_primary_events_sent(cdch_primary *p)
+static cdch_server_stats stats(cdch_primary *p)
 {
     cdch_server_stats st;
     cdch_server_get_stats(p->srv, &st);
-    return st.events_sent;
+    return st;
 }
+
+uint64_t cdch_primary_events_sent(cdch_primary *p) { return stats(p).events_sent; }
 
 bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
 {
@@ -61,12 +63,7 @@ void cdch_primary_release_cut(cdch_primary *p)
         cdch_server_release_cut(p->srv);
 }
 
-uint64_t cdch_primary_active_dumps(cdch_primary *p)
-{
-    cdch_server_stats st;
-    cdch_server_get_stats(p->srv, &st);
-    return st.active_dumps;
-}
+uint64_t cdch_primary_active_dumps(cdch_primary *p) { return stats(p).active_dumps; }
 
 bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
 {
