@@ -219,7 +219,7 @@ int srv_auth(srv_conn *c)
         goto fail;
 
     /* SSLRequest: the first 32 bytes of a response, with CLIENT_SSL */
-    if (pkt.len >= 4 && pkt.len <= 32 && (pkt.data[0] | pkt.data[1] << 8) & CLIENT_SSL) {
+    if (pkt.len >= 4 && pkt.len <= 32 && (cdch_le16(pkt.data) & CLIENT_SSL)) {
         if (!srv->ssl_ctx) {
             conn_err(c, 1043, "08S01", "Bad handshake: TLS requested but this server has no TLS context");
             goto fail;

@@ -696,7 +696,7 @@ static void emit_row(show_ctx *x, uint64_t pos, const uint8_t *ev, uint64_t end_
     row.log_name = x->f->name;
     row.pos = pos;
     row.event_type = cdch_event_type_name(ev[4]);
-    row.server_id = (uint32_t)ev[5] | (uint32_t)ev[6] << 8 | (uint32_t)ev[7] << 16 | (uint32_t)ev[8] << 24;
+    row.server_id = cdch_le32(ev + 5);
     row.end_log_pos = end_log_pos;
     row.info = cdch_buf_cstr(&x->info);
     if (x->cb(x->cbctx, &row) != 0)
@@ -900,8 +900,8 @@ static void show_event(show_ctx *x, const uint8_t *ev, size_t len, uint64_t pos,
         crc = 0;
     const uint8_t *body = ev + CDCH_HEADER_LEN;
     size_t n = len - CDCH_HEADER_LEN - crc;
-    uint16_t flags = (uint16_t)(ev[17] | ev[18] << 8);
-    uint64_t end = (uint64_t)ev[13] | (uint64_t)ev[14] << 8 | (uint64_t)ev[15] << 16 | (uint64_t)ev[16] << 24;
+    uint16_t flags = cdch_le16(ev + 17);
+    uint64_t end = cdch_le32(ev + 13);
     if (ev[4] != CDCH_EV_TRANSACTION_PAYLOAD) {
         pack_info(x, ev[4], body, n, flags);
         emit_row(x, pos, ev, end);
@@ -934,10 +934,10 @@ static void show_event(show_ctx *x, const uint8_t *ev, size_t len, uint64_t pos,
     size_t at = 0;
     while (!x->stop && at + CDCH_HEADER_LEN <= ilen) {
         const uint8_t *ie = inner + at;
-        uint32_t isz = (uint32_t)ie[9] | (uint32_t)ie[10] << 8 | (uint32_t)ie[11] << 16 | (uint32_t)ie[12] << 24;
+        uint32_t isz = cdch_le32(ie + 9);
         if (isz < CDCH_HEADER_LEN || isz > ilen - at)
             break;
-        pack_info(x, ie[4], ie + CDCH_HEADER_LEN, isz - CDCH_HEADER_LEN, (uint16_t)(ie[17] | ie[18] << 8));
+        pack_info(x, ie[4], ie + CDCH_HEADER_LEN, isz - CDCH_HEADER_LEN, cdch_le16(ie + 17));
         emit_row(x, pos, ie, end);
         at += isz;
     }

@@ -28,6 +28,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "cursor.h"
 #include "server_internal.h"
 #include "sys.h"
 
@@ -172,7 +173,7 @@ int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err)
             return 1;
         if (r != 0)
             return cdch_err_set(err, "connection %u: read error or connection closed mid-packet", c->id);
-        size_t len = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16;
+        size_t len = cdch_le24(h);
         c->seq = (uint8_t)(h[3] + 1);
         if (payload->len + len > MAX_READ_PACKET)
             return cdch_err_set(err, "connection %u: packet larger than 1 GiB", c->id);
@@ -190,16 +191,16 @@ int conn_write(srv_conn *c, const uint8_t *p, size_t n)
 {
     for (;;) {
         size_t chunk = n < MAX_CHUNK ? n : MAX_CHUNK;
-        uint8_t h[4] = {(uint8_t)chunk, (uint8_t)(chunk >> 8), (uint8_t)(chunk >> 16), c->seq++};
-        if (chunk <= 65536) {
-            cdch_buf_reset(&c->wbuf);
-            cdch_put_bytes(&c->wbuf, h, 4);
+        cdch_buf_reset(&c->wbuf);
+        cdch_put_le24(&c->wbuf, (uint32_t)chunk);
+        cdch_put_u8(&c->wbuf, c->seq++);
+        if (chunk <= 65536) { /* header and payload in one write */
             if (chunk)
                 cdch_put_bytes(&c->wbuf, p, chunk);
             if (shaped_send(c, c->wbuf.data, c->wbuf.len) != 0)
                 return -1;
         } else {
-            if (shaped_send(c, h, 4) != 0 || shaped_send(c, p, chunk) != 0)
+            if (shaped_send(c, c->wbuf.data, 4) != 0 || shaped_send(c, p, chunk) != 0)
                 return -1;
         }
         p += chunk;
@@ -242,24 +243,20 @@ int conn_err(srv_conn *c, uint16_t code, const char *sqlstate, const char *fmt, 
 
 int conn_eof(srv_conn *c, uint16_t status)
 {
-    uint8_t b[16];
-    size_t n = 0;
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_u8(&b, 0xFE);
     if (c->caps & CLIENT_DEPRECATE_EOF) {
-        b[n++] = 0xFE;
-        b[n++] = 0; /* affected rows */
-        b[n++] = 0; /* last insert id */
-        b[n++] = (uint8_t)status;
-        b[n++] = (uint8_t)(status >> 8);
-        b[n++] = 0; /* warnings */
-        b[n++] = 0;
+        cdch_put_lenenc(&b, 0); /* affected rows */
+        cdch_put_lenenc(&b, 0); /* last insert id */
+        cdch_put_le16(&b, status);
+        cdch_put_le16(&b, 0); /* warnings */
     } else {
-        b[n++] = 0xFE;
-        b[n++] = 0; /* warnings */
-        b[n++] = 0;
-        b[n++] = (uint8_t)status;
-        b[n++] = (uint8_t)(status >> 8);
+        cdch_put_le16(&b, 0); /* warnings */
+        cdch_put_le16(&b, status);
     }
-    return conn_write(c, b, n);
+    int r = conn_write(c, b.data, b.len);
+    cdch_buf_free(&b);
+    return r;
 }
 
 int conn_wait(srv_conn *c, uint32_t ms)

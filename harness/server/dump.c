@@ -175,7 +175,7 @@ static rd_status ifile_read_event(ifile *f, uint8_t **ev, uint32_t *len)
         return RD_TRUNC;
     }
     const uint8_t *h = f->raw + PKT_PREFIX + f->start;
-    uint32_t n = (uint32_t)h[9] | (uint32_t)h[10] << 8 | (uint32_t)h[11] << 16 | (uint32_t)h[12] << 24;
+    uint32_t n = cdch_le32(h + 9);
     if (n < CDCH_HEADER_LEN || n > MAX_EVENT_SIZE) {
         f->err_pos = ifile_pos(f) + CDCH_HEADER_LEN;
         return n < CDCH_HEADER_LEN ? RD_BOGUS : RD_TOO_LARGE;
@@ -307,8 +307,8 @@ static int out_packet(dump *d, const uint8_t *p, size_t n)
 {
     for (;;) {
         size_t chunk = n < 0xFFFFFF ? n : 0xFFFFFF;
-        uint8_t h[4] = {(uint8_t)chunk, (uint8_t)(chunk >> 8), (uint8_t)(chunk >> 16), d->c->seq++};
-        cdch_put_bytes(&d->out, h, 4);
+        cdch_put_le24(&d->out, (uint32_t)chunk);
+        cdch_put_u8(&d->out, d->c->seq++);
         if (chunk <= OUT_INLINE) {
             cdch_put_bytes(&d->out, p, chunk);
             if (d->out.len >= OUT_FLUSH && out_flush(d) != 0)
@@ -338,20 +338,26 @@ static int send_partial(dump *d, const uint8_t *p, size_t n, size_t cut)
         return -1;
     size_t off = 0;
     uint8_t seq = d->c->seq;
+    cdch_buf hdr = CDCH_BUF_INIT;
+    int rc = 0;
     for (;;) {
         size_t chunk = n - off > 0xFFFFFF ? 0xFFFFFF : n - off;
-        uint8_t hdr[4] = {(uint8_t)chunk, (uint8_t)(chunk >> 8), (uint8_t)(chunk >> 16), seq++};
-        if (conn_send_raw(d->c, hdr, 4) != 0)
-            return -1;
+        cdch_buf_reset(&hdr);
+        cdch_put_le24(&hdr, (uint32_t)chunk);
+        cdch_put_u8(&hdr, seq++);
         size_t b = cut - off < chunk ? cut - off : chunk;
-        if (b && conn_send_raw(d->c, p + off, b) != 0)
-            return -1;
+        if (conn_send_raw(d->c, hdr.data, hdr.len) != 0 || (b && conn_send_raw(d->c, p + off, b) != 0)) {
+            rc = -1;
+            break;
+        }
         off += b;
         if (off >= cut || chunk < 0xFFFFFF)
             break;
     }
-    d->c->seq = seq;
-    return 0;
+    cdch_buf_free(&hdr);
+    if (rc == 0)
+        d->c->seq = seq;
+    return rc;
 }
 
 /* Keep the connection open doing nothing until the client goes away or the
@@ -420,8 +426,7 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
                 return SEND_STOP;
             }
             if (faults_apply(d, fl->unknown_event_at)) {
-                uint32_t end = (uint32_t)ev[13] | (uint32_t)ev[14] << 8 | (uint32_t)ev[15] << 16 |
-                               (uint32_t)ev[16] << 24;
+                uint32_t end = cdch_le32(ev + 13);
                 send_rc rc = send_unknown_event(d, end >= len ? end - (uint32_t)len : 0);
                 if (rc != SEND_OK)
                     return rc;
@@ -457,9 +462,7 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
         p[1] = 0xEF;
         p[2] = 0x00; /* no ACK requested */
     }
-    uint32_t end_pos = len >= 17 ? (uint32_t)ev[13] | (uint32_t)ev[14] << 8 | (uint32_t)ev[15] << 16 |
-                                       (uint32_t)ev[16] << 24
-                                 : 0;
+    uint32_t end_pos = len >= 17 ? cdch_le32(ev + 13) : 0;
     if (cut && d->faults && d->faults->hold_cut) {
         /* the harness decides when: everything before this event is out, the cut waits */
         if (out_flush(d) != 0)
@@ -776,11 +779,8 @@ static int send_format_description_event(dump *d, uint64_t start_pos)
         updated = true;
     }
     if (event_checksum_on(d) && updated) {
-        uint32_t crc = cdch_crc32(0, ev, len - CDCH_CHECKSUM_LEN);
-        ev[len - 4] = (uint8_t)crc;
-        ev[len - 3] = (uint8_t)(crc >> 8);
-        ev[len - 2] = (uint8_t)(crc >> 16);
-        ev[len - 1] = (uint8_t)(crc >> 24);
+        cdch_buf view = {ev, len, len}; /* the event in the read window: patched in place, never grown or freed */
+        cdch_buf_patch_le(&view, len - CDCH_CHECKSUM_LEN, cdch_crc32(0, ev, len - CDCH_CHECKSUM_LEN), 4);
     }
     send_rc rc = send_event(d, ev, len, true);
     return rc == SEND_OK ? 0 : -1;
@@ -1061,16 +1061,17 @@ int srv_binlog_dump(srv_conn *c, const uint8_t *p, size_t n)
         return conn_err(c, ER_MALFORMED_PACKET, "HY000", "Malformed communication packet.") != 0 ? -1 : 1;
     dump d;
     dump_init(&d, c);
-    d.start_pos = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
-    d.flags = (uint16_t)(p[4] | p[5] << 8);
-    d.replica_id = (uint32_t)p[6] | (uint32_t)p[7] << 8 | (uint32_t)p[8] << 16 | (uint32_t)p[9] << 24;
-    size_t nl = n - 10;
-    const uint8_t *z = memchr(p + 10, 0, nl);
+    cdch_cursor cur = cdch_cur(p, n);
+    d.start_pos = cdch_get_le32(&cur);
+    d.flags = cdch_get_le16(&cur);
+    d.replica_id = cdch_get_le32(&cur);
+    size_t nl = cdch_cur_left(&cur);
+    const uint8_t *z = memchr(cur.p, 0, nl);
     if (z)
-        nl = (size_t)(z - (p + 10));
+        nl = (size_t)(z - cur.p);
     if (nl > FN_REFLEN)
         nl = FN_REFLEN;
-    memcpy(d.start_file, p + 10, nl);
+    memcpy(d.start_file, cur.p, nl);
     d.start_file[nl] = '\0';
     return dump_finish(&d);
 }

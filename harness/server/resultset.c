@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cursor.h"
 #include "mysql_types.h"
 #include "server_internal.h"
 #include "xalloc.h"
@@ -110,7 +111,7 @@ const char *srv_rs_get(const srv_rs *rs, size_t row, size_t col, size_t *len)
         return NULL;
     }
     const uint8_t *p = rs->cells.data + rs->off[i];
-    uint32_t n = (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24;
+    uint32_t n = cdch_le32(p + 1);
     if (len)
         *len = n;
     if (!p[0])

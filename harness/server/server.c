@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "query_internal.h"
 #include "server_internal.h"
 #include "xalloc.h"
@@ -226,7 +227,7 @@ static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
         }
         return conn_ok(c, 0, 0, c->status, 0);
     case COM_PROCESS_KILL: {
-        uint32_t id = n >= 4 ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+        uint32_t id = n >= 4 ? cdch_le32(p) : 0;
         if (id == c->id)
             return 1;
         if (srv_kill(c->srv, id) != 0)
@@ -235,7 +236,7 @@ static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
     }
     case COM_DEBUG: return conn_eof(c, c->status);
     case COM_SET_OPTION: {
-        uint16_t opt = n >= 2 ? (uint16_t)(p[0] | p[1] << 8) : 0xffff;
+        uint16_t opt = n >= 2 ? cdch_le16(p) : 0xffff;
         if (opt == 0)
             c->caps |= CLIENT_MULTI_STATEMENTS;
         else if (opt == 1)
