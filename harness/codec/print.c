@@ -12,6 +12,7 @@
 #include "jsonstr.h"
 #include "mysql_types.h"
 #include "value.h"
+#include "xalloc.h"
 
 #define DELIM "/*!*/;"
 
@@ -48,11 +49,7 @@ struct cdch_printer {
 
 cdch_printer *cdch_printer_new(const cdch_print_opts *opts)
 {
-    cdch_printer *p = calloc(1, sizeof *p);
-    if (!p) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
+    cdch_printer *p = cdch_xcalloc(1, sizeof *p);
     if (opts)
         p->o = *opts;
     cdch_printer_reset(p);
@@ -155,6 +152,22 @@ static void put_gtid_text(cdch_buf *out, const cdch_event *ev)
         cdch_buf_printf(out, "%s:%" PRId64, uuid, g->gno);
 }
 
+/* The FDE's server version as a C string (the field is NUL-padded, not
+ * necessarily terminated). */
+static void fde_version(const cdch_fde *f, char ver[sizeof f->server_version])
+{
+    memcpy(ver, f->server_version, sizeof f->server_version);
+    ver[sizeof f->server_version - 1] = '\0';
+}
+
+/* An XA_PREPARE's gtrid and bqual lengths, clipped to the data present. */
+static void xa_parts(const cdch_xa_prepare *x, size_t *gl, size_t *bl)
+{
+    size_t dl = x->data.ptr ? x->data.len : 0;
+    *gl = x->gtrid_len < dl ? x->gtrid_len : dl;
+    *bl = x->bqual_len < dl - *gl ? x->bqual_len : dl - *gl;
+}
+
 static const cdch_status_var *find_status(const cdch_query *q, uint8_t code)
 {
     for (size_t i = 0; i < q->n_status && q->status; i++)
@@ -253,11 +266,7 @@ static void text_type_comment(cdch_buf *out, const cdch_coldef *col, const cdch_
     if (out->len - at >= 2 && out->data[at] == '/' && out->data[at + 1] == '*')
         return;
     size_t n = out->len - at;
-    char *tmp = malloc(n + 1);
-    if (!tmp) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
+    char *tmp = cdch_xrealloc(NULL, n + 1);
     memcpy(tmp, out->data + at, n);
     out->len = at;
     cdch_put_str(out, "/* ");
@@ -359,134 +368,120 @@ static bool is_trans_keyword(cdch_bytes q)
     return false;
 }
 
-static void text_query(cdch_printer *p, cdch_buf *out, const cdch_event *ev)
+/* "use `db`": printed when the default database changes; a suppressed
+ * USE (SUPPRESS_USE_F) forgets it unless the query is a transaction keyword. */
+static void text_query_use_db(cdch_printer *p, cdch_buf *out, const cdch_event *ev)
 {
     const cdch_query *q = &ev->u.query;
-    uint64_t v, v2;
-    cdch_buf_printf(out, "\tQuery\tthread_id=%" PRIu32 "\texec_time=%" PRIu32 "\terror_code=%u", q->thread_id,
-                    q->exec_time, q->error_code);
-    if (status_uint(q, CDCH_Q_DDL_LOGGED_WITH_XID, 8, &v))
-        cdch_buf_printf(out, "\tXid = %" PRIu64, v);
-    cdch_put_u8(out, '\n');
-
-    /* use `db` */
     if (ev->h.flags & CDCH_LOG_EVENT_SUPPRESS_USE_F) {
         if (!is_trans_keyword(q->query))
             p->db_len = 0;
-    } else if (q->db.ptr) {
-        size_t n = q->db.len < sizeof p->db ? q->db.len : sizeof p->db;
-        if (n != p->db_len || memcmp(p->db, q->db.ptr, n) != 0) {
-            memcpy(p->db, q->db.ptr, n);
-            p->db_len = n;
-            if (n) {
-                cdch_put_str(out, "use ");
-                put_quoted_ident(out, q->db);
-                cdch_put_str(out, DELIM "\n");
-            }
-        }
+        return;
     }
-
-    if (status_uint(q, CDCH_Q_MICROSECONDS, 3, &v))
-        cdch_buf_printf(out, "SET TIMESTAMP=%" PRIu32 ".%06u" DELIM "\n", ev->h.timestamp, (unsigned)v);
-    else
-        cdch_buf_printf(out, "SET TIMESTAMP=%" PRIu32 DELIM "\n", ev->h.timestamp);
-
-    if (!p->thread_id_printed ||
-        ((ev->h.flags & CDCH_LOG_EVENT_THREAD_SPECIFIC_F) && q->thread_id != p->thread_id)) {
-        cdch_buf_printf(out, "SET @@session.pseudo_thread_id=%" PRIu32 DELIM "\n", q->thread_id);
-        p->thread_id = q->thread_id;
-        p->thread_id_printed = true;
-    }
-
-    if (status_uint(q, CDCH_Q_FLAGS2, 4, &v)) {
-        uint32_t f2 = (uint32_t)v;
-        uint32_t changed = p->flags2_inited ? (f2 ^ p->flags2) : 0xffffffffu;
-        if (changed & (OPTION_NO_FOREIGN_KEY_CHECKS | OPTION_AUTO_IS_NULL | OPTION_RELAXED_UNIQUE_CHECKS |
-                       OPTION_NOT_AUTOCOMMIT)) {
-            const char *sep = "SET ";
-            if (changed & OPTION_NO_FOREIGN_KEY_CHECKS) {
-                cdch_buf_printf(out, "%s@@session.foreign_key_checks=%d", sep, !(f2 & OPTION_NO_FOREIGN_KEY_CHECKS));
-                sep = ", ";
-            }
-            if (changed & OPTION_AUTO_IS_NULL) {
-                cdch_buf_printf(out, "%s@@session.sql_auto_is_null=%d", sep, !!(f2 & OPTION_AUTO_IS_NULL));
-                sep = ", ";
-            }
-            if (changed & OPTION_RELAXED_UNIQUE_CHECKS) {
-                cdch_buf_printf(out, "%s@@session.unique_checks=%d", sep, !(f2 & OPTION_RELAXED_UNIQUE_CHECKS));
-                sep = ", ";
-            }
-            if (changed & OPTION_NOT_AUTOCOMMIT)
-                cdch_buf_printf(out, "%s@@session.autocommit=%d", sep, !(f2 & OPTION_NOT_AUTOCOMMIT));
+    if (!q->db.ptr)
+        return;
+    size_t n = q->db.len < sizeof p->db ? q->db.len : sizeof p->db;
+    if (n != p->db_len || memcmp(p->db, q->db.ptr, n) != 0) {
+        memcpy(p->db, q->db.ptr, n);
+        p->db_len = n;
+        if (n) {
+            cdch_put_str(out, "use ");
+            put_quoted_ident(out, q->db);
             cdch_put_str(out, DELIM "\n");
         }
-        p->flags2 = f2;
-        p->flags2_inited = true;
     }
+}
 
-    if (status_uint(q, CDCH_Q_SQL_MODE, 8, &v)) {
-        if (!p->sql_mode_inited || v != p->sql_mode)
-            cdch_buf_printf(out, "SET @@session.sql_mode=%" PRIu64 DELIM "\n", v);
-        p->sql_mode = v;
-        p->sql_mode_inited = true;
-    }
-
-    {
-        uint16_t inc = 1, off = 1;
-        const cdch_status_var *s = find_status(q, CDCH_Q_AUTO_INCREMENT);
-        if (s && s->value.ptr) {
-            cdch_cursor c = cdch_cur(s->value.ptr, s->value.len);
-            v = cdch_get_le16(&c);
-            v2 = cdch_get_le16(&c);
-            if (cdch_cur_ok(&c)) {
-                inc = (uint16_t)v;
-                off = (uint16_t)v2;
-            }
+/* The FLAGS2 options that changed since the last query, in one SET. */
+static void text_query_flags2(cdch_printer *p, cdch_buf *out, uint32_t f2)
+{
+    uint32_t changed = p->flags2_inited ? (f2 ^ p->flags2) : 0xffffffffu;
+    if (changed &
+        (OPTION_NO_FOREIGN_KEY_CHECKS | OPTION_AUTO_IS_NULL | OPTION_RELAXED_UNIQUE_CHECKS | OPTION_NOT_AUTOCOMMIT)) {
+        const char *sep = "SET ";
+        if (changed & OPTION_NO_FOREIGN_KEY_CHECKS) {
+            cdch_buf_printf(out, "%s@@session.foreign_key_checks=%d", sep, !(f2 & OPTION_NO_FOREIGN_KEY_CHECKS));
+            sep = ", ";
         }
-        if (!p->auto_inc_inited || inc != p->auto_inc_increment || off != p->auto_inc_offset)
-            cdch_buf_printf(out,
-                            "SET @@session.auto_increment_increment=%u, @@session.auto_increment_offset=%u" DELIM "\n",
-                            inc, off);
-        p->auto_inc_increment = inc;
-        p->auto_inc_offset = off;
-        p->auto_inc_inited = true;
+        if (changed & OPTION_AUTO_IS_NULL) {
+            cdch_buf_printf(out, "%s@@session.sql_auto_is_null=%d", sep, !!(f2 & OPTION_AUTO_IS_NULL));
+            sep = ", ";
+        }
+        if (changed & OPTION_RELAXED_UNIQUE_CHECKS) {
+            cdch_buf_printf(out, "%s@@session.unique_checks=%d", sep, !(f2 & OPTION_RELAXED_UNIQUE_CHECKS));
+            sep = ", ";
+        }
+        if (changed & OPTION_NOT_AUTOCOMMIT)
+            cdch_buf_printf(out, "%s@@session.autocommit=%d", sep, !(f2 & OPTION_NOT_AUTOCOMMIT));
+        cdch_put_str(out, DELIM "\n");
     }
+    p->flags2 = f2;
+    p->flags2_inited = true;
+}
 
-    {
-        const cdch_status_var *s = find_status(q, CDCH_Q_CHARSET);
-        if (s && s->value.ptr && s->value.len >= 6) {
-            if (!p->charset_inited || memcmp(p->charset, s->value.ptr, 6) != 0) {
-                cdch_cursor c = cdch_cur(s->value.ptr, 6);
-                unsigned client = cdch_get_le16(&c), conn = cdch_get_le16(&c), server = cdch_get_le16(&c);
-                const char *cs = charset_of_collation(client);
-                if (cs)
-                    cdch_buf_printf(out, "/*!\\C %s */" DELIM "\n", cs);
-                cdch_buf_printf(out,
-                                "SET @@session.character_set_client=%u,@@session.collation_connection=%u,"
-                                "@@session.collation_server=%u" DELIM "\n",
-                                client, conn, server);
-                memcpy(p->charset, s->value.ptr, 6);
-                p->charset_inited = true;
-            }
+/* auto_increment_increment/offset (1, 1 when the event does not carry them) */
+static void text_query_auto_inc(cdch_printer *p, cdch_buf *out, const cdch_query *q)
+{
+    uint16_t inc = 1, off = 1;
+    const cdch_status_var *s = find_status(q, CDCH_Q_AUTO_INCREMENT);
+    if (s && s->value.ptr) {
+        cdch_cursor c = cdch_cur(s->value.ptr, s->value.len);
+        uint64_t v = cdch_get_le16(&c), v2 = cdch_get_le16(&c);
+        if (cdch_cur_ok(&c)) {
+            inc = (uint16_t)v;
+            off = (uint16_t)v2;
         }
     }
+    if (!p->auto_inc_inited || inc != p->auto_inc_increment || off != p->auto_inc_offset)
+        cdch_buf_printf(out, "SET @@session.auto_increment_increment=%u, @@session.auto_increment_offset=%u" DELIM "\n",
+                        inc, off);
+    p->auto_inc_increment = inc;
+    p->auto_inc_offset = off;
+    p->auto_inc_inited = true;
+}
 
-    {
-        const cdch_status_var *s = find_status(q, CDCH_Q_TIME_ZONE);
-        if (s && s->value.ptr) {
-            cdch_cursor c = cdch_cur(s->value.ptr, s->value.len);
-            uint8_t n = cdch_get_u8(&c);
-            const uint8_t *tz = cdch_get_bytes(&c, n);
-            if (tz && (n != p->time_zone_len || memcmp(tz, p->time_zone, n) != 0)) {
-                cdch_put_str(out, "SET @@session.time_zone='");
-                cdch_put_bytes(out, tz, n);
-                cdch_put_str(out, "'" DELIM "\n");
-                memcpy(p->time_zone, tz, n);
-                p->time_zone_len = n;
-            }
-        }
+/* client character set and connection/server collations */
+static void text_query_charset(cdch_printer *p, cdch_buf *out, const cdch_query *q)
+{
+    const cdch_status_var *s = find_status(q, CDCH_Q_CHARSET);
+    if (!s || !s->value.ptr || s->value.len < 6)
+        return;
+    if (p->charset_inited && memcmp(p->charset, s->value.ptr, 6) == 0)
+        return;
+    cdch_cursor c = cdch_cur(s->value.ptr, 6);
+    unsigned client = cdch_get_le16(&c), conn = cdch_get_le16(&c), server = cdch_get_le16(&c);
+    const char *cs = charset_of_collation(client);
+    if (cs)
+        cdch_buf_printf(out, "/*!\\C %s */" DELIM "\n", cs);
+    cdch_buf_printf(out,
+                    "SET @@session.character_set_client=%u,@@session.collation_connection=%u,"
+                    "@@session.collation_server=%u" DELIM "\n",
+                    client, conn, server);
+    memcpy(p->charset, s->value.ptr, 6);
+    p->charset_inited = true;
+}
+
+static void text_query_time_zone(cdch_printer *p, cdch_buf *out, const cdch_query *q)
+{
+    const cdch_status_var *s = find_status(q, CDCH_Q_TIME_ZONE);
+    if (!s || !s->value.ptr)
+        return;
+    cdch_cursor c = cdch_cur(s->value.ptr, s->value.len);
+    uint8_t n = cdch_get_u8(&c);
+    const uint8_t *tz = cdch_get_bytes(&c, n);
+    if (tz && (n != p->time_zone_len || memcmp(tz, p->time_zone, n) != 0)) {
+        cdch_put_str(out, "SET @@session.time_zone='");
+        cdch_put_bytes(out, tz, n);
+        cdch_put_str(out, "'" DELIM "\n");
+        memcpy(p->time_zone, tz, n);
+        p->time_zone_len = n;
     }
+}
 
+/* lc_time_names, collation_database and the 8.0 session variables */
+static void text_query_session_ids(cdch_printer *p, cdch_buf *out, const cdch_query *q)
+{
+    uint64_t v;
     if (!status_uint(q, CDCH_Q_LC_TIME_NAMES, 2, &v))
         v = 0;
     if ((int64_t)v != p->lc_time_names) {
@@ -517,6 +512,48 @@ static void text_query(cdch_printer *p, cdch_buf *out, const cdch_event *ev)
         cdch_buf_printf(out, "/*!80013 SET @@session.sql_require_primary_key=%" PRIu64 "*/" DELIM "\n", v);
     if (status_uint(q, CDCH_Q_DEFAULT_TABLE_ENCRYPTION, 1, &v))
         cdch_buf_printf(out, "/*!80016 SET @@session.default_table_encryption=%" PRIu64 "*/" DELIM "\n", v);
+}
+
+/* A QUERY event as mysqlbinlog prints it: the session settings that changed
+ * since the previous query (the printer remembers them), then the text. */
+static void text_query(cdch_printer *p, cdch_buf *out, const cdch_event *ev)
+{
+    const cdch_query *q = &ev->u.query;
+    uint64_t v;
+    cdch_buf_printf(out, "\tQuery\tthread_id=%" PRIu32 "\texec_time=%" PRIu32 "\terror_code=%u", q->thread_id,
+                    q->exec_time, q->error_code);
+    if (status_uint(q, CDCH_Q_DDL_LOGGED_WITH_XID, 8, &v))
+        cdch_buf_printf(out, "\tXid = %" PRIu64, v);
+    cdch_put_u8(out, '\n');
+
+    text_query_use_db(p, out, ev);
+
+    if (status_uint(q, CDCH_Q_MICROSECONDS, 3, &v))
+        cdch_buf_printf(out, "SET TIMESTAMP=%" PRIu32 ".%06u" DELIM "\n", ev->h.timestamp, (unsigned)v);
+    else
+        cdch_buf_printf(out, "SET TIMESTAMP=%" PRIu32 DELIM "\n", ev->h.timestamp);
+
+    if (!p->thread_id_printed ||
+        ((ev->h.flags & CDCH_LOG_EVENT_THREAD_SPECIFIC_F) && q->thread_id != p->thread_id)) {
+        cdch_buf_printf(out, "SET @@session.pseudo_thread_id=%" PRIu32 DELIM "\n", q->thread_id);
+        p->thread_id = q->thread_id;
+        p->thread_id_printed = true;
+    }
+
+    if (status_uint(q, CDCH_Q_FLAGS2, 4, &v))
+        text_query_flags2(p, out, (uint32_t)v);
+
+    if (status_uint(q, CDCH_Q_SQL_MODE, 8, &v)) {
+        if (!p->sql_mode_inited || v != p->sql_mode)
+            cdch_buf_printf(out, "SET @@session.sql_mode=%" PRIu64 DELIM "\n", v);
+        p->sql_mode = v;
+        p->sql_mode_inited = true;
+    }
+
+    text_query_auto_inc(p, out, q);
+    text_query_charset(p, out, q);
+    text_query_time_zone(p, out, q);
+    text_query_session_ids(p, out, q);
 
     put_bytes(out, q->query);
     cdch_put_str(out, "\n" DELIM "\n");
@@ -598,6 +635,58 @@ static cdch_bytes event_body(const cdch_event *ev)
     return b;
 }
 
+static void text_fde(cdch_buf *out, const cdch_event *ev)
+{
+    const cdch_fde *f = &ev->u.fde;
+    char ver[sizeof f->server_version];
+    fde_version(f, ver);
+    cdch_buf_printf(out, "\tStart: binlog v %u, server v %s created ", f->binlog_version, ver);
+    put_short_time(out, ev->h.timestamp);
+    if (f->create_timestamp)
+        cdch_put_str(out, " at startup");
+    cdch_put_u8(out, '\n');
+    if (ev->h.flags & CDCH_LOG_EVENT_BINLOG_IN_USE_F)
+        cdch_put_str(out, "# Warning: this binlog is either in use or was not closed properly.\n");
+}
+
+static void text_table_map(cdch_buf *out, const cdch_table_map *tm)
+{
+    cdch_put_str(out, "\tTable_map: ");
+    put_quoted_ident(out, tm->db);
+    cdch_put_u8(out, '.');
+    put_quoted_ident(out, tm->table);
+    cdch_buf_printf(out, " mapped to number %" PRIu64 "\n", tm->table_id);
+    cdch_buf_printf(out, "# has_generated_invisible_primary_key=%d\n", (tm->flags & TM_GENERATED_INVISIBLE_PK_F) ? 1 : 0);
+}
+
+/* mysqlbinlog prints the XA statement twice: as the event info, then as SQL. */
+static void text_xa_prepare(cdch_buf *out, const cdch_xa_prepare *x)
+{
+    size_t gl, bl;
+    xa_parts(x, &gl, &bl);
+    for (int pass = 0; pass < 2; pass++) {
+        cdch_put_str(out, pass ? "XA " : "\tXA ");
+        cdch_put_str(out, x->one_phase ? "COMMIT X'" : "PREPARE X'");
+        cdch_put_hex(out, x->data.ptr, gl);
+        cdch_put_str(out, "',X'");
+        cdch_put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
+        cdch_buf_printf(out, "',%" PRId32 "%s", x->format_id, x->one_phase ? " ONE PHASE" : "");
+        cdch_put_str(out, pass ? DELIM "\n" : "\n");
+    }
+}
+
+/* The query text as a comment: "# " again after every newline. */
+static void text_rows_query(cdch_buf *out, cdch_bytes q)
+{
+    cdch_put_str(out, "\tRows_query\n# ");
+    for (size_t i = 0; q.ptr && i < q.len; i++) {
+        cdch_put_u8(out, q.ptr[i]);
+        if (q.ptr[i] == '\n')
+            cdch_put_str(out, "# ");
+    }
+    cdch_put_u8(out, '\n');
+}
+
 static void text_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uint64_t pos, uint64_t end_log_pos,
                        uint64_t hex_base, int depth)
 {
@@ -613,20 +702,9 @@ static void text_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uin
     }
     int t = ev->h.type;
     switch (t) {
-    case CDCH_EV_FORMAT_DESCRIPTION: {
-        const cdch_fde *f = &ev->u.fde;
-        char ver[sizeof f->server_version];
-        memcpy(ver, f->server_version, sizeof ver);
-        ver[sizeof ver - 1] = '\0';
-        cdch_buf_printf(out, "\tStart: binlog v %u, server v %s created ", f->binlog_version, ver);
-        put_short_time(out, ev->h.timestamp);
-        if (f->create_timestamp)
-            cdch_put_str(out, " at startup");
-        cdch_put_u8(out, '\n');
-        if (ev->h.flags & CDCH_LOG_EVENT_BINLOG_IN_USE_F)
-            cdch_put_str(out, "# Warning: this binlog is either in use or was not closed properly.\n");
+    case CDCH_EV_FORMAT_DESCRIPTION:
+        text_fde(out, ev);
         break;
-    }
     case CDCH_EV_ROTATE:
         cdch_put_str(out, "\tRotate to ");
         put_bytes(out, ev->u.rotate.next_file);
@@ -652,17 +730,9 @@ static void text_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uin
     case CDCH_EV_QUERY:
         text_query(p, out, ev);
         break;
-    case CDCH_EV_TABLE_MAP: {
-        const cdch_table_map *tm = &ev->u.table_map;
-        cdch_put_str(out, "\tTable_map: ");
-        put_quoted_ident(out, tm->db);
-        cdch_put_u8(out, '.');
-        put_quoted_ident(out, tm->table);
-        cdch_buf_printf(out, " mapped to number %" PRIu64 "\n", tm->table_id);
-        cdch_buf_printf(out, "# has_generated_invisible_primary_key=%d\n",
-                        (tm->flags & TM_GENERATED_INVISIBLE_PK_F) ? 1 : 0);
+    case CDCH_EV_TABLE_MAP:
+        text_table_map(out, &ev->u.table_map);
         break;
-    }
     case CDCH_EV_WRITE_ROWS:
     case CDCH_EV_UPDATE_ROWS:
     case CDCH_EV_DELETE_ROWS:
@@ -672,33 +742,12 @@ static void text_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uin
     case CDCH_EV_XID:
         cdch_buf_printf(out, "\tXid = %" PRIu64 "\nCOMMIT" DELIM "\n", ev->u.xid);
         break;
-    case CDCH_EV_XA_PREPARE: {
-        const cdch_xa_prepare *x = &ev->u.xa;
-        size_t dl = x->data.ptr ? x->data.len : 0;
-        size_t gl = x->gtrid_len < dl ? x->gtrid_len : dl;
-        size_t bl = x->bqual_len < dl - gl ? x->bqual_len : dl - gl;
-        for (int pass = 0; pass < 2; pass++) {
-            cdch_put_str(out, pass ? "XA " : "\tXA ");
-            cdch_put_str(out, x->one_phase ? "COMMIT X'" : "PREPARE X'");
-            cdch_put_hex(out, x->data.ptr, gl);
-            cdch_put_str(out, "',X'");
-            cdch_put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
-            cdch_buf_printf(out, "',%" PRId32 "%s", x->format_id, x->one_phase ? " ONE PHASE" : "");
-            cdch_put_str(out, pass ? DELIM "\n" : "\n");
-        }
+    case CDCH_EV_XA_PREPARE:
+        text_xa_prepare(out, &ev->u.xa);
         break;
-    }
-    case CDCH_EV_ROWS_QUERY: {
-        cdch_put_str(out, "\tRows_query\n# ");
-        cdch_bytes q = ev->u.rows_query.text;
-        for (size_t i = 0; q.ptr && i < q.len; i++) {
-            cdch_put_u8(out, q.ptr[i]);
-            if (q.ptr[i] == '\n')
-                cdch_put_str(out, "# ");
-        }
-        cdch_put_u8(out, '\n');
+    case CDCH_EV_ROWS_QUERY:
+        text_rows_query(out, ev->u.rows_query.text);
         break;
-    }
     case CDCH_EV_INCIDENT:
         cdch_buf_printf(out, "\tIncident\n# Incident: code %u: ", ev->u.incident.code);
         put_bytes(out, ev->u.incident.message);
@@ -834,25 +883,80 @@ static void json_table_map(cdch_buf *out, const cdch_table_map *tm)
 static void json_event(cdch_printer *p, cdch_buf *out, const cdch_event *ev, uint64_t offset, bool inner,
                        int depth);
 
+static void json_fde(cdch_buf *out, const cdch_fde *f)
+{
+    char ver[sizeof f->server_version];
+    fde_version(f, ver);
+    cdch_buf_printf(out, "{\"binlog_version\":%u,\"server_version\":", f->binlog_version);
+    json_cstr(out, ver);
+    cdch_buf_printf(out, ",\"create_timestamp\":%" PRIu32 ",\"common_header_len\":%u,\"post_header_len\":[",
+                    f->create_timestamp, f->common_header_len);
+    unsigned n = f->n_post_header < 256 ? f->n_post_header : 256;
+    for (unsigned i = 0; i < n; i++)
+        cdch_buf_printf(out, i ? ",%u" : "%u", f->post_header_len[i]);
+    cdch_buf_printf(out, "],\"checksum_alg\":%u}", f->checksum_alg);
+}
+
+static void json_gtid(cdch_buf *out, const cdch_event *ev)
+{
+    const cdch_gtid_ev *g = &ev->u.gtid;
+    cdch_buf gt = CDCH_BUF_INIT;
+    put_gtid_text(&gt, ev);
+    cdch_put_str(out, "{\"gtid\":");
+    cdch_put_json_str(out, gt.data, gt.len, CDCH_JSON_UTF8); /* a decoded tag may hold any byte */
+    cdch_buf_free(&gt);
+    cdch_buf_printf(out,
+                    ",\"flags\":%u,\"last_committed\":%" PRId64 ",\"sequence_number\":%" PRId64
+                    ",\"immediate_commit_timestamp\":%" PRIu64 ",\"original_commit_timestamp\":%" PRIu64
+                    ",\"transaction_length\":%" PRIu64 ",\"immediate_server_version\":%" PRIu32
+                    ",\"original_server_version\":%" PRIu32,
+                    g->gtid_flags, g->last_committed, g->sequence_number, g->immediate_commit_ts,
+                    g->original_commit_ts, g->transaction_length, g->immediate_server_version,
+                    g->original_server_version);
+    if (g->commit_group_ticket)
+        cdch_buf_printf(out, ",\"commit_group_ticket\":%" PRIu64, g->commit_group_ticket);
+    cdch_put_u8(out, '}');
+}
+
+static void json_xa_prepare(cdch_buf *out, const cdch_xa_prepare *x)
+{
+    size_t gl, bl;
+    xa_parts(x, &gl, &bl);
+    cdch_buf_printf(out, "{\"one_phase\":%u,\"format_id\":%" PRId32 ",\"gtrid_hex\":\"", x->one_phase,
+                    x->format_id);
+    cdch_put_hex(out, x->data.ptr, gl);
+    cdch_put_str(out, "\",\"bqual_hex\":\"");
+    cdch_put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
+    cdch_put_str(out, "\"}");
+}
+
+/* A TRANSACTION_PAYLOAD with its inner events (depth + 1). */
+static void json_payload(cdch_printer *p, cdch_buf *out, const cdch_payload *pl, int depth)
+{
+    cdch_buf_printf(out,
+                    "{\"compression_type\":%" PRIu64 ",\"compression\":\"%s\",\"payload_size\":%" PRIu64
+                    ",\"uncompressed_size\":",
+                    pl->compression_type, compression_name(pl->compression_type), pl->payload_size);
+    if (pl->has_uncompressed_size)
+        cdch_buf_printf(out, "%" PRIu64, pl->uncompressed_size);
+    else
+        cdch_put_str(out, "null");
+    cdch_put_str(out, ",\"events\":[");
+    for (size_t i = 0; pl->inner && i < pl->n_inner; i++) {
+        if (i)
+            cdch_put_u8(out, ',');
+        json_event(p, out, &pl->inner[i], pl->inner_offset ? pl->inner_offset[i] : 0, true, depth + 1);
+    }
+    cdch_put_str(out, "]}");
+}
+
 static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int depth)
 {
     int t = ev->h.type;
     switch (t) {
-    case CDCH_EV_FORMAT_DESCRIPTION: {
-        const cdch_fde *f = &ev->u.fde;
-        char ver[sizeof f->server_version];
-        memcpy(ver, f->server_version, sizeof ver);
-        ver[sizeof ver - 1] = '\0';
-        cdch_buf_printf(out, "{\"binlog_version\":%u,\"server_version\":", f->binlog_version);
-        json_cstr(out, ver);
-        cdch_buf_printf(out, ",\"create_timestamp\":%" PRIu32 ",\"common_header_len\":%u,\"post_header_len\":[",
-                        f->create_timestamp, f->common_header_len);
-        unsigned n = f->n_post_header < 256 ? f->n_post_header : 256;
-        for (unsigned i = 0; i < n; i++)
-            cdch_buf_printf(out, i ? ",%u" : "%u", f->post_header_len[i]);
-        cdch_buf_printf(out, "],\"checksum_alg\":%u}", f->checksum_alg);
+    case CDCH_EV_FORMAT_DESCRIPTION:
+        json_fde(out, &ev->u.fde);
         break;
-    }
     case CDCH_EV_ROTATE:
         cdch_buf_printf(out, "{\"position\":%" PRIu64 ",\"next_file\":", ev->u.rotate.position);
         json_bytes_str(out, ev->u.rotate.next_file);
@@ -872,26 +976,9 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
     }
     case CDCH_EV_GTID:
     case CDCH_EV_ANONYMOUS_GTID:
-    case CDCH_EV_GTID_TAGGED: {
-        const cdch_gtid_ev *g = &ev->u.gtid;
-        cdch_buf gt = CDCH_BUF_INIT;
-        put_gtid_text(&gt, ev);
-        cdch_put_str(out, "{\"gtid\":");
-        cdch_put_json_str(out, gt.data, gt.len, CDCH_JSON_UTF8); /* a decoded tag may hold any byte */
-        cdch_buf_free(&gt);
-        cdch_buf_printf(out,
-                        ",\"flags\":%u,\"last_committed\":%" PRId64 ",\"sequence_number\":%" PRId64
-                        ",\"immediate_commit_timestamp\":%" PRIu64 ",\"original_commit_timestamp\":%" PRIu64
-                        ",\"transaction_length\":%" PRIu64 ",\"immediate_server_version\":%" PRIu32
-                        ",\"original_server_version\":%" PRIu32,
-                        g->gtid_flags, g->last_committed, g->sequence_number, g->immediate_commit_ts,
-                        g->original_commit_ts, g->transaction_length, g->immediate_server_version,
-                        g->original_server_version);
-        if (g->commit_group_ticket)
-            cdch_buf_printf(out, ",\"commit_group_ticket\":%" PRIu64, g->commit_group_ticket);
-        cdch_put_u8(out, '}');
+    case CDCH_EV_GTID_TAGGED:
+        json_gtid(out, ev);
         break;
-    }
     case CDCH_EV_QUERY:
         json_query(out, &ev->u.query);
         break;
@@ -907,19 +994,9 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
     case CDCH_EV_XID:
         cdch_buf_printf(out, "{\"xid\":%" PRIu64 "}", ev->u.xid);
         break;
-    case CDCH_EV_XA_PREPARE: {
-        const cdch_xa_prepare *x = &ev->u.xa;
-        size_t dl = x->data.ptr ? x->data.len : 0;
-        size_t gl = x->gtrid_len < dl ? x->gtrid_len : dl;
-        size_t bl = x->bqual_len < dl - gl ? x->bqual_len : dl - gl;
-        cdch_buf_printf(out, "{\"one_phase\":%u,\"format_id\":%" PRId32 ",\"gtrid_hex\":\"", x->one_phase,
-                        x->format_id);
-        cdch_put_hex(out, x->data.ptr, gl);
-        cdch_put_str(out, "\",\"bqual_hex\":\"");
-        cdch_put_hex(out, x->data.ptr ? x->data.ptr + gl : NULL, bl);
-        cdch_put_str(out, "\"}");
+    case CDCH_EV_XA_PREPARE:
+        json_xa_prepare(out, &ev->u.xa);
         break;
-    }
     case CDCH_EV_ROWS_QUERY:
         cdch_put_str(out, "{\"query\":");
         json_bytes_str(out, ev->u.rows_query.text);
@@ -938,23 +1015,10 @@ static void json_body(cdch_printer *p, cdch_buf *out, const cdch_event *ev, int 
         break;
     case CDCH_EV_TRANSACTION_PAYLOAD:
         if (depth == 0) {
-            const cdch_payload *pl = &ev->u.payload;
-            cdch_buf_printf(out, "{\"compression_type\":%" PRIu64 ",\"compression\":\"%s\",\"payload_size\":%" PRIu64
-                                 ",\"uncompressed_size\":",
-                            pl->compression_type, compression_name(pl->compression_type), pl->payload_size);
-            if (pl->has_uncompressed_size)
-                cdch_buf_printf(out, "%" PRIu64, pl->uncompressed_size);
-            else
-                cdch_put_str(out, "null");
-            cdch_put_str(out, ",\"events\":[");
-                    for (size_t i = 0; pl->inner && i < pl->n_inner; i++) {
-                if (i)
-                    cdch_put_u8(out, ',');
-                        json_event(p, out, &pl->inner[i], pl->inner_offset ? pl->inner_offset[i] : 0, true, depth + 1);
-            }
-                    cdch_put_str(out, "]}");
+            json_payload(p, out, &ev->u.payload, depth);
             break;
         }
+        /* a payload inside a payload is invalid; never recurse */
         /* fall through */
     default: {
         cdch_bytes b = event_body(ev);
