@@ -376,33 +376,107 @@ static void sid_name(const uint8_t uuid[16], const char *tag, char out[37 + 1 + 
     }
 }
 
-int cdch_gtid_set_decode(cdch_cursor *c, cdch_arena *a, cdch_gtid_set *out, cdch_err *err)
+/* The SID count word: format 0 (8.0, untagged) or 1 (8.3+, tagged) in its
+ * top byte, and a count the remaining bytes can hold. */
+static int gset_count(cdch_cursor *c, uint64_t *n_sids, bool *tagged, cdch_err *err)
 {
-    memset(out, 0, sizeof *out);
     size_t at = cdch_cur_pos(c);
     if (!cdch_cur_need(c, 8))
         return gfail(err, at, "GTID set truncated: the 8-byte SID count at offset %zu has only %zu bytes", at,
                      cdch_cur_left(c));
     uint64_t word = cdch_get_le64(c);
     unsigned format = (unsigned)(word >> 56);
-    uint64_t n_sids;
     if (format == 0) {
-        n_sids = word;
+        *n_sids = word;
     } else if (format == 1) {
-        n_sids = (word >> 8) & UINT64_C(0xffffffffffff);
+        *n_sids = (word >> 8) & UINT64_C(0xffffffffffff);
     } else {
         return gfail(err, at,
                      "GTID set at offset %zu: unknown encoding format %u in the top byte of the SID count "
                      "0x%016llx (0 = untagged 8.0 format, 1 = tagged 8.3+ format)",
                      at, format, (unsigned long long)word);
     }
-    bool tagged = format == 1;
-    size_t min_sid = tagged ? 16 + 1 + 8 : 16 + 8;
-    if (n_sids > cdch_cur_left(c) / min_sid)
+    *tagged = format == 1;
+    size_t min_sid = *tagged ? 16 + 1 + 8 : 16 + 8;
+    if (*n_sids > cdch_cur_left(c) / min_sid)
         return gfail(err, at,
                      "GTID set at offset %zu claims %llu SIDs but only %zu bytes follow (a SID needs at least %zu): "
                      "corrupt or truncated",
-                     at, (unsigned long long)n_sids, cdch_cur_left(c), min_sid);
+                     at, (unsigned long long)*n_sids, cdch_cur_left(c), min_sid);
+    return 0;
+}
+
+/* The tag of SID number i (from 1) in the tagged format: a varlen length
+ * and the bytes, normalised into sid->tag. */
+static int gset_tag(cdch_cursor *c, uint64_t i, cdch_gtid_sid *sid, cdch_err *err)
+{
+    size_t tat = cdch_cur_pos(c);
+    uint64_t len;
+    if (!get_vl(c, &len))
+        return gfail(err, tat, "GTID set truncated in the tag length of SID %llu at offset %zu",
+                     (unsigned long long)i, tat);
+    if (len > CDCH_GTID_TAG_MAX)
+        return gfail(err, tat, "GTID set: tag length %llu of SID %llu at offset %zu exceeds the maximum of %d",
+                     (unsigned long long)len, (unsigned long long)i, tat, CDCH_GTID_TAG_MAX);
+    const uint8_t *t = cdch_get_bytes(c, (size_t)len);
+    if (!t)
+        return gfail(err, tat, "GTID set truncated in the %llu-byte tag of SID %llu at offset %zu",
+                     (unsigned long long)len, (unsigned long long)i, tat);
+    int bad = tag_normalise((const char *)t, (size_t)len, sid->tag);
+    if (bad)
+        return gfail(err, tat + (size_t)bad,
+                     "GTID set: tag of SID %llu at offset %zu has invalid byte 0x%02x at position %d "
+                     "(tags match [a-z_][a-z0-9_]{0,31})",
+                     (unsigned long long)i, tat, t[bad - 1], bad);
+    return 0;
+}
+
+/* A SID's interval count and intervals (in the arena), which must be
+ * increasing, non-overlapping and non-adjacent. */
+static int gset_intervals(cdch_cursor *c, cdch_arena *a, cdch_gtid_sid *sid, cdch_err *err)
+{
+    char name[37 + 1 + CDCH_GTID_TAG_MAX + 1];
+    sid_name(sid->uuid, sid->tag, name);
+    size_t nat = cdch_cur_pos(c);
+    if (!cdch_cur_need(c, 8))
+        return gfail(err, nat, "GTID set truncated in the interval count of SID %s at offset %zu", name, nat);
+    uint64_t n_iv = cdch_get_le64(c);
+    if (n_iv > cdch_cur_left(c) / 16)
+        return gfail(err, nat,
+                     "GTID set: SID %s claims %llu intervals at offset %zu but only %zu bytes follow "
+                     "(16 per interval): corrupt or truncated",
+                     name, (unsigned long long)n_iv, nat, cdch_cur_left(c));
+    if (n_iv) {
+        sid->intervals = cdch_arena_alloc(a, (size_t)n_iv * sizeof *sid->intervals);
+        sid->cap_intervals = (size_t)n_iv;
+    }
+    uint64_t last = 0;
+    for (uint64_t j = 0; j < n_iv; j++) {
+        size_t iat = cdch_cur_pos(c);
+        uint64_t start = cdch_get_le64(c);
+        uint64_t end = cdch_get_le64(c);
+        if (start <= last || end <= start || end > (uint64_t)GNO_END)
+            return gfail(err, iat,
+                         "GTID set: SID %s interval %llu at offset %zu is [%llu, %llu) after one ending at %llu; "
+                         "intervals must be increasing, non-overlapping and non-adjacent with "
+                         "1 <= start < end <= 2^63-1",
+                         name, (unsigned long long)j + 1, iat, (unsigned long long)start, (unsigned long long)end,
+                         (unsigned long long)last);
+        sid->intervals[j].start = (int64_t)start;
+        sid->intervals[j].end = (int64_t)end;
+        last = end;
+    }
+    sid->n_intervals = (size_t)n_iv;
+    return 0;
+}
+
+int cdch_gtid_set_decode(cdch_cursor *c, cdch_arena *a, cdch_gtid_set *out, cdch_err *err)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t n_sids = 0;
+    bool tagged = false;
+    if (gset_count(c, &n_sids, &tagged, err) < 0)
+        return -1;
     out->tagged_format = tagged;
     if (n_sids) {
         out->sids = cdch_arena_alloc(a, (size_t)n_sids * sizeof *out->sids);
@@ -418,58 +492,10 @@ int cdch_gtid_set_decode(cdch_cursor *c, cdch_arena *a, cdch_gtid_set *out, cdch
             return gfail(err, sat, "GTID set truncated in the UUID of SID %llu of %llu at offset %zu",
                          (unsigned long long)i + 1, (unsigned long long)n_sids, sat);
         memcpy(sid.uuid, u, 16);
-        char name[37 + 1 + CDCH_GTID_TAG_MAX + 1];
-        if (tagged) {
-            size_t tat = cdch_cur_pos(c);
-            uint64_t len;
-            if (!get_vl(c, &len))
-                return gfail(err, tat, "GTID set truncated in the tag length of SID %llu at offset %zu",
-                             (unsigned long long)i + 1, tat);
-            if (len > CDCH_GTID_TAG_MAX)
-                return gfail(err, tat, "GTID set: tag length %llu of SID %llu at offset %zu exceeds the maximum of %d",
-                             (unsigned long long)len, (unsigned long long)i + 1, tat, CDCH_GTID_TAG_MAX);
-            const uint8_t *t = cdch_get_bytes(c, (size_t)len);
-            if (!t)
-                return gfail(err, tat, "GTID set truncated in the %llu-byte tag of SID %llu at offset %zu",
-                             (unsigned long long)len, (unsigned long long)i + 1, tat);
-            int bad = tag_normalise((const char *)t, (size_t)len, sid.tag);
-            if (bad)
-                return gfail(err, tat + (size_t)bad,
-                             "GTID set: tag of SID %llu at offset %zu has invalid byte 0x%02x at position %d "
-                             "(tags match [a-z_][a-z0-9_]{0,31})",
-                             (unsigned long long)i + 1, tat, t[bad - 1], bad);
-        }
-        sid_name(sid.uuid, sid.tag, name);
-        size_t nat = cdch_cur_pos(c);
-        if (!cdch_cur_need(c, 8))
-            return gfail(err, nat, "GTID set truncated in the interval count of SID %s at offset %zu", name, nat);
-        uint64_t n_iv = cdch_get_le64(c);
-        if (n_iv > cdch_cur_left(c) / 16)
-            return gfail(err, nat,
-                         "GTID set: SID %s claims %llu intervals at offset %zu but only %zu bytes follow "
-                         "(16 per interval): corrupt or truncated",
-                         name, (unsigned long long)n_iv, nat, cdch_cur_left(c));
-        if (n_iv) {
-            sid.intervals = cdch_arena_alloc(a, (size_t)n_iv * sizeof *sid.intervals);
-            sid.cap_intervals = (size_t)n_iv;
-        }
-        uint64_t last = 0;
-        for (uint64_t j = 0; j < n_iv; j++) {
-            size_t iat = cdch_cur_pos(c);
-            uint64_t start = cdch_get_le64(c);
-            uint64_t end = cdch_get_le64(c);
-            if (start <= last || end <= start || end > (uint64_t)GNO_END)
-                return gfail(err, iat,
-                             "GTID set: SID %s interval %llu at offset %zu is [%llu, %llu) after one ending at %llu; "
-                             "intervals must be increasing, non-overlapping and non-adjacent with "
-                             "1 <= start < end <= 2^63-1",
-                             name, (unsigned long long)j + 1, iat, (unsigned long long)start,
-                             (unsigned long long)end, (unsigned long long)last);
-            sid.intervals[j].start = (int64_t)start;
-            sid.intervals[j].end = (int64_t)end;
-            last = end;
-        }
-        sid.n_intervals = (size_t)n_iv;
+        if (tagged && gset_tag(c, i + 1, &sid, err) < 0)
+            return -1;
+        if (gset_intervals(c, a, &sid, err) < 0)
+            return -1;
 
         /* MySQL merges a SID that appears twice; do the same. */
         cdch_gtid_sid *dup = NULL;
@@ -732,14 +758,16 @@ void cdch_gtid_tagged_encode(const cdch_gtid_ev *g, cdch_buf *out)
     cdch_buf_free(&f);
 }
 
-int cdch_gtid_tagged_decode(cdch_cursor *body, cdch_gtid_ev *out, cdch_err *err)
+/* The mysql::serialization message header: format version 1, the message
+ * size (within the body and at least the header) and the last
+ * non-ignorable field id. On success c is past the header and *msg_end
+ * is where the message ends. */
+static int tagged_header(cdch_cursor *body, cdch_cursor *c, const uint8_t **msg_end, cdch_err *err)
 {
-    memset(out, 0, sizeof *out);
-    cdch_cursor c = *body;
-    const uint8_t *msg = c.p;
-    size_t at = cdch_cur_pos(&c);
+    const uint8_t *msg = c->p;
+    size_t at = cdch_cur_pos(c);
     uint64_t version, size, last_non_ignorable;
-    if (!get_vl(&c, &version) || !get_vl(&c, &size) || !get_vl(&c, &last_non_ignorable)) {
+    if (!get_vl(c, &version) || !get_vl(c, &size) || !get_vl(c, &last_non_ignorable)) {
         body->overrun = true;
         return gfail(err, at, "GTID_TAGGED event truncated in its serialization header at offset %zu (%zu bytes)",
                      at, cdch_cur_left(body));
@@ -750,7 +778,7 @@ int cdch_gtid_tagged_decode(cdch_cursor *body, cdch_gtid_ev *out, cdch_err *err)
                      "(mysql::serialization)",
                      at, (unsigned long long)version);
     size_t avail = (size_t)(body->end - msg);
-    size_t hdr = (size_t)(c.p - msg);
+    size_t hdr = (size_t)(c->p - msg);
     if (size > avail) {
         body->overrun = true;
         return gfail(err, at,
@@ -766,15 +794,60 @@ int cdch_gtid_tagged_decode(cdch_cursor *body, cdch_gtid_ev *out, cdch_err *err)
                      "GTID_TAGGED event at offset %zu: last non-ignorable field id %llu is beyond the %d fields "
                      "known here (written by a newer MySQL?)",
                      at, (unsigned long long)last_non_ignorable, N_TAGGED_FIELDS);
-    const uint8_t *msg_end = msg + size;
+    *msg_end = msg + size;
+    return 0;
+}
 
-    uint64_t v[N_TAGGED_FIELDS] = {0};
-    bool have[N_TAGGED_FIELDS] = {false};
+/* The value of field `id` at c: the uuid as 16 varlen bytes and the tag as
+ * a length and its bytes (both into out), any other field one varlen
+ * integer into v[id]. 1 when read, 0 when the input is short, -1 (err set)
+ * for an invalid value. */
+static int tagged_field(cdch_cursor *c, unsigned id, cdch_gtid_ev *out, uint64_t v[N_TAGGED_FIELDS], cdch_err *err)
+{
+    size_t vat = cdch_cur_pos(c);
+    if (id == F_UUID) {
+        for (size_t i = 0; i < 16; i++) {
+            uint64_t b;
+            if (!get_vl(c, &b))
+                return 0;
+            if (b > 0xff)
+                return gfail(err, vat, "GTID_TAGGED event: uuid byte %zu at offset %zu has value %llu > 255", i, vat,
+                             (unsigned long long)b);
+            out->sid[i] = (uint8_t)b;
+        }
+        return 1;
+    }
+    if (id == F_TAG) {
+        uint64_t len;
+        if (!get_vl(c, &len))
+            return 0;
+        if (len > CDCH_GTID_TAG_MAX)
+            return gfail(err, vat, "GTID_TAGGED event: tag length %llu at offset %zu exceeds the maximum of %d",
+                         (unsigned long long)len, vat, CDCH_GTID_TAG_MAX);
+        const uint8_t *t = cdch_get_bytes(c, (size_t)len);
+        if (!t)
+            return 0;
+        int bad = tag_normalise((const char *)t, (size_t)len, out->tag);
+        if (bad)
+            return gfail(err, vat + (size_t)bad,
+                         "GTID_TAGGED event: tag at offset %zu has invalid byte 0x%02x at position %d (tags "
+                         "match [a-z_][a-z0-9_]{0,31})",
+                         vat, t[bad - 1], bad);
+        return 1;
+    }
+    return get_vl(c, &v[id]) ? 1 : 0;
+}
+
+/* The fields in id order up to msg_end; an omitted field is skipped the way
+ * MySQL does it (peek at the next id, try the next field). */
+static int tagged_fields(cdch_cursor *body, cdch_cursor *c, const uint8_t *msg_end, cdch_gtid_ev *out,
+                         uint64_t v[N_TAGGED_FIELDS], bool have[N_TAGGED_FIELDS], cdch_err *err)
+{
     for (unsigned id = 0; id < N_TAGGED_FIELDS; id++) {
-        if (c.p >= msg_end)
+        if (c->p >= msg_end)
             break; /* the remaining fields are missing */
-        size_t fat = cdch_cur_pos(&c);
-        cdch_cursor peek = c;
+        size_t fat = cdch_cur_pos(c);
+        cdch_cursor peek = *c;
         uint64_t got;
         if (!get_vl(&peek, &got)) {
             body->overrun = true;
@@ -782,45 +855,25 @@ int cdch_gtid_tagged_decode(cdch_cursor *body, cdch_gtid_ev *out, cdch_err *err)
         }
         if (got != id)
             continue; /* field `id` omitted: MySQL peeks, then tries the next id */
-        c = peek;
-        size_t vat = cdch_cur_pos(&c);
-        bool ok = true;
-        if (id == F_UUID) {
-            for (size_t i = 0; i < 16 && ok; i++) {
-                uint64_t b;
-                ok = get_vl(&c, &b);
-                if (ok && b > 0xff)
-                    return gfail(err, vat, "GTID_TAGGED event: uuid byte %zu at offset %zu has value %llu > 255", i,
-                                 vat, (unsigned long long)b);
-                out->sid[i] = (uint8_t)b;
-            }
-        } else if (id == F_TAG) {
-            uint64_t len;
-            ok = get_vl(&c, &len);
-            if (ok && len > CDCH_GTID_TAG_MAX)
-                return gfail(err, vat, "GTID_TAGGED event: tag length %llu at offset %zu exceeds the maximum of %d",
-                             (unsigned long long)len, vat, CDCH_GTID_TAG_MAX);
-            const uint8_t *t = ok ? cdch_get_bytes(&c, (size_t)len) : NULL;
-            ok = t != NULL;
-            if (ok) {
-                int bad = tag_normalise((const char *)t, (size_t)len, out->tag);
-                if (bad)
-                    return gfail(err, vat + (size_t)bad,
-                                 "GTID_TAGGED event: tag at offset %zu has invalid byte 0x%02x at position %d (tags "
-                                 "match [a-z_][a-z0-9_]{0,31})",
-                                 vat, t[bad - 1], bad);
-            }
-        } else {
-            ok = get_vl(&c, &v[id]);
-        }
-        if (!ok) {
+        *c = peek;
+        size_t vat = cdch_cur_pos(c);
+        int r = tagged_field(c, id, out, v, err);
+        if (r < 0)
+            return -1;
+        if (r == 0) {
             body->overrun = true;
             return gfail(err, vat, "GTID_TAGGED event truncated in field %u (%s) at offset %zu", id, field_names[id],
                          vat);
         }
         have[id] = true;
     }
+    return 0;
+}
 
+/* Check the required fields and ranges, then fill the rest of out. */
+static int tagged_finish(size_t at, const uint64_t v[N_TAGGED_FIELDS], const bool have[N_TAGGED_FIELDS],
+                         cdch_gtid_ev *out, cdch_err *err)
+{
     static const unsigned required[] = {F_FLAGS, F_UUID, F_GNO, F_TAG, F_LAST_COMMITTED, F_SEQUENCE_NUMBER,
                                         F_IMMEDIATE_TS, F_TRX_LENGTH, F_IMMEDIATE_VERSION};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
@@ -849,6 +902,21 @@ int cdch_gtid_tagged_decode(cdch_cursor *body, cdch_gtid_ev *out, cdch_err *err)
         have[F_ORIGINAL_VERSION] ? (uint32_t)v[F_ORIGINAL_VERSION] : (uint32_t)v[F_IMMEDIATE_VERSION];
     out->commit_group_ticket = have[F_TICKET] ? v[F_TICKET] : 0;
     out->classic_parts = 4; /* every part a classic event could carry is known */
+    return 0;
+}
+
+int cdch_gtid_tagged_decode(cdch_cursor *body, cdch_gtid_ev *out, cdch_err *err)
+{
+    memset(out, 0, sizeof *out);
+    cdch_cursor c = *body;
+    size_t at = cdch_cur_pos(&c);
+    const uint8_t *msg_end = NULL;
+    if (tagged_header(body, &c, &msg_end, err) < 0)
+        return -1;
+    uint64_t v[N_TAGGED_FIELDS] = {0};
+    bool have[N_TAGGED_FIELDS] = {false};
+    if (tagged_fields(body, &c, msg_end, out, v, have, err) < 0 || tagged_finish(at, v, have, out, err) < 0)
+        return -1;
 
     /* Skip unknown (ignorable) trailing fields; a message one byte longer
      * than its size (ENCODER QUIRK) leaves c.p past msg_end. */
