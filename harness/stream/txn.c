@@ -342,11 +342,11 @@ static int rows_flush(sw_writer *w, sw_txn_info *ti, rows_ev *re, bool stmt_end,
     return 0;
 }
 
-static int put_stmt(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, rows_ev *re, cdch_buf *cache,
-                    cdch_err *err)
+/* The statement's ROWS_QUERY (when binlog.rows_query) and its TABLE_MAP. */
+static int put_stmt_head(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, const cdch_table_map *tm,
+                         cdch_buf *cache, cdch_err *err)
 {
     const cdch_sc_table *t = st->table;
-    const cdch_table_map *tm = &w->tms[table_index(w, t)];
     int rc = 0;
     cdch_event ev;
     if (w->s->binlog.rows_query) {
@@ -370,7 +370,59 @@ static int put_stmt(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, rows_
     ev_init(&ev, w, CDCH_EV_TABLE_MAP, ti->ts, 0);
     ev.u.table_map = *tm;
     put_inner(w, ti, &ev, cache, err, &rc);
-    if (rc != 0)
+    return rc != 0 ? -1 : 0;
+}
+
+/* A partial update's after image: row r's after values with its JSON
+ * columns' diffs in place of the documents (*after grows to the table's
+ * width), and the partial bitmap (one bit per JSON column) in pbits. */
+static void partial_after(const cdch_sc_table *t, const cdch_sc_row *r, size_t njson, cdch_value **after,
+                          size_t *after_cap, uint8_t *pbits)
+{
+    if (*after_cap < t->ncols) {
+        free(*after);
+        *after_cap = t->ncols;
+        *after = malloc(*after_cap * sizeof **after);
+        if (!*after)
+            abort();
+    }
+    memcpy(*after, r->after, t->ncols * sizeof **after);
+    memset(pbits, 0, (njson + 7) / 8);
+    for (size_t k = 0; k < r->n_json_updates; k++) {
+        size_t c = r->json_updates[k].column;
+        (*after)[c].kind = CDCH_V_JSON_DIFF;
+        (*after)[c].u.diff = r->json_updates[k].diff;
+        size_t ji = 0;
+        for (size_t j = 0; j < c; j++)
+            ji += t->cols[j].def.type == CDCH_T_JSON;
+        pbits[ji / 8] |= (uint8_t)(1u << (ji % 8));
+    }
+}
+
+/* Start a rows event of `type` for table map tm with the given bitmaps. */
+static void rows_open(rows_ev *re, uint8_t type, const cdch_table_map *tm, size_t ncols, const uint8_t *bi,
+                      const uint8_t *ai, size_t nb)
+{
+    re->type = type;
+    memset(&re->r, 0, sizeof re->r);
+    re->r.table_id = tm->table_id;
+    re->r.ncols = ncols;
+    re->r.tm = tm;
+    memcpy(re->bi, bi, nb);
+    memcpy(re->ai, ai, nb);
+    re->r.cols_before = re->bi;
+    re->r.cols_after = re->ai;
+    re->open = true;
+}
+
+/* One DML statement: its head events, then its rows, in as few rows events
+ * as the bitmaps and binlog.row_event_max_size allow. */
+static int put_stmt(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, rows_ev *re, cdch_buf *cache,
+                    cdch_err *err)
+{
+    const cdch_sc_table *t = st->table;
+    const cdch_table_map *tm = &w->tms[table_index(w, t)];
+    if (put_stmt_head(w, ti, st, tm, cache, err) != 0)
         return -1;
 
     uint8_t type = st->op == CDCH_SC_INSERT   ? CDCH_EV_WRITE_ROWS
@@ -391,25 +443,7 @@ static int put_stmt(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, rows_
         row.before = r->before;
         row.after = r->after;
         if (type == CDCH_EV_PARTIAL_UPDATE_ROWS && r->n_json_updates) {
-            /* after image: the JSON diffs replace the documents */
-            if (after_cap < t->ncols) {
-                free(after);
-                after_cap = t->ncols;
-                after = malloc(after_cap * sizeof *after);
-                if (!after)
-                    abort();
-            }
-            memcpy(after, r->after, t->ncols * sizeof *after);
-            memset(pbits, 0, (njson + 7) / 8);
-            for (size_t k = 0; k < r->n_json_updates; k++) {
-                size_t c = r->json_updates[k].column;
-                after[c].kind = CDCH_V_JSON_DIFF;
-                after[c].u.diff = r->json_updates[k].diff;
-                size_t ji = 0;
-                for (size_t j = 0; j < c; j++)
-                    ji += t->cols[j].def.type == CDCH_T_JSON;
-                pbits[ji / 8] |= (uint8_t)(1u << (ji % 8));
-            }
+            partial_after(t, r, njson, &after, &after_cap, pbits);
             row.after = after;
             row.value_options = 1;
             row.partial_bits = pbits;
@@ -419,18 +453,8 @@ static int put_stmt(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, rows_
             if (rows_flush(w, ti, re, false, cache, err) != 0)
                 goto fail;
         }
-        if (!re->open) {
-            re->type = type;
-            memset(&re->r, 0, sizeof re->r);
-            re->r.table_id = tm->table_id;
-            re->r.ncols = t->ncols;
-            re->r.tm = tm;
-            memcpy(re->bi, bi, nb);
-            memcpy(re->ai, ai, nb);
-            re->r.cols_before = re->bi;
-            re->r.cols_after = re->ai;
-            re->open = true;
-        }
+        if (!re->open)
+            rows_open(re, type, tm, t->ncols, bi, ai, nb);
         cdch_buf_reset(&w->rowbuf);
         if (cdch_rows_encode_row(type, &re->r, &row, &w->rowbuf, err) != 0) {
             cdch_err_wrap(err, "%s row %zu of `%s`.`%s`", st->op == CDCH_SC_INSERT ? "insert" : "change", i + 1,
@@ -440,13 +464,7 @@ static int put_stmt(sw_writer *w, sw_txn_info *ti, const cdch_sc_stmt *st, rows_
         if (re->nrows > 0 && rows_data_size(re) + w->rowbuf.len > w->s->binlog.row_event_max_size) {
             if (rows_flush(w, ti, re, false, cache, err) != 0)
                 goto fail;
-            re->type = type;
-            re->r.table_id = tm->table_id;
-            re->r.ncols = t->ncols;
-            re->r.tm = tm;
-            re->r.cols_before = re->bi;
-            re->r.cols_after = re->ai;
-            re->open = true;
+            rows_open(re, type, tm, t->ncols, bi, ai, nb);
         }
         cdch_put_bytes(&re->body, w->rowbuf.data, w->rowbuf.len);
         re->nrows++;
