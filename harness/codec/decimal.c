@@ -71,6 +71,35 @@ static void put_digits(char *dst, uint32_t value, unsigned digits)
     }
 }
 
+/* Reading the digit groups of a sign-normalised binary decimal. */
+typedef struct grp_reader {
+    const uint8_t *d;
+    size_t pos;
+    unsigned precision, scale; /* for messages */
+} grp_reader;
+
+/* The next group of `digits` digits (0..9; a full group is 4 bytes),
+ * appended to dig at *n. An out-of-range group is named `what` in the
+ * error. */
+static int read_group(grp_reader *r, unsigned digits, const char *what, char *dig, unsigned *n, cdch_err *err)
+{
+    if (digits == 0)
+        return 0;
+    unsigned nb = dig2bytes[digits];
+    uint32_t v = read_be(r->d + r->pos, nb);
+    if (v >= pow10_u32[digits]) {
+        if (digits == DIG_PER_GROUP)
+            return cdch_err_set(err, "corrupt DECIMAL(%u,%u) value: %s group %u is above 999999999", r->precision,
+                                r->scale, what, v);
+        return cdch_err_set(err, "corrupt DECIMAL(%u,%u) value: %s group %u does not fit in %u digits",
+                            r->precision, r->scale, what, v, digits);
+    }
+    put_digits(dig + *n, v, digits);
+    *n += digits;
+    r->pos += nb;
+    return 0;
+}
+
 int cdch_decimal_decode(const uint8_t *bin, unsigned precision, unsigned scale, cdch_buf *out, cdch_err *err)
 {
     if (!params_ok(precision, scale))
@@ -89,52 +118,18 @@ int cdch_decimal_decode(const uint8_t *bin, unsigned precision, unsigned scale, 
      * included) and of the fraction (exactly scale). */
     char idig[CDCH_DECIMAL_MAX_PRECISION + 1];
     char fdig[CDCH_DECIMAL_MAX_SCALE + 1];
-    size_t pos = 0;
-    unsigned ni = 0;
-
-    unsigned lead = intg % DIG_PER_GROUP;
-    if (lead) {
-        unsigned nb = dig2bytes[lead];
-        uint32_t v = read_be(d + pos, nb);
-        if (v >= pow10_u32[lead])
-            return cdch_err_set(err,
-                                "corrupt DECIMAL(%u,%u) value: leading integer group %u does not fit in %u digits",
-                                precision, scale, v, lead);
-        put_digits(idig + ni, v, lead);
-        ni += lead;
-        pos += nb;
-    }
-    for (unsigned g = 0; g < intg / DIG_PER_GROUP; g++) {
-        uint32_t v = read_be(d + pos, 4);
-        if (v > 999999999u)
-            return cdch_err_set(err, "corrupt DECIMAL(%u,%u) value: integer group %u is above 999999999", precision,
-                                scale, v);
-        put_digits(idig + ni, v, DIG_PER_GROUP);
-        ni += DIG_PER_GROUP;
-        pos += 4;
-    }
-    unsigned nf = 0;
-    for (unsigned g = 0; g < scale / DIG_PER_GROUP; g++) {
-        uint32_t v = read_be(d + pos, 4);
-        if (v > 999999999u)
-            return cdch_err_set(err, "corrupt DECIMAL(%u,%u) value: fraction group %u is above 999999999",
-                                precision, scale, v);
-        put_digits(fdig + nf, v, DIG_PER_GROUP);
-        nf += DIG_PER_GROUP;
-        pos += 4;
-    }
-    unsigned trail = scale % DIG_PER_GROUP;
-    if (trail) {
-        unsigned nb = dig2bytes[trail];
-        uint32_t v = read_be(d + pos, nb);
-        if (v >= pow10_u32[trail])
-            return cdch_err_set(err,
-                                "corrupt DECIMAL(%u,%u) value: trailing fraction group %u does not fit in %u digits",
-                                precision, scale, v, trail);
-        put_digits(fdig + nf, v, trail);
-        nf += trail;
-        pos += nb;
-    }
+    grp_reader r = {d, 0, precision, scale};
+    unsigned ni = 0, nf = 0;
+    if (read_group(&r, intg % DIG_PER_GROUP, "leading integer", idig, &ni, err) < 0)
+        return -1;
+    for (unsigned g = 0; g < intg / DIG_PER_GROUP; g++)
+        if (read_group(&r, DIG_PER_GROUP, "integer", idig, &ni, err) < 0)
+            return -1;
+    for (unsigned g = 0; g < scale / DIG_PER_GROUP; g++)
+        if (read_group(&r, DIG_PER_GROUP, "fraction", fdig, &nf, err) < 0)
+            return -1;
+    if (read_group(&r, scale % DIG_PER_GROUP, "trailing fraction", fdig, &nf, err) < 0)
+        return -1;
 
     /* Strip leading zeros of the integer part. */
     unsigned skip = 0;
