@@ -72,6 +72,34 @@ int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_s
     return rc;
 }
 
+/* One ZSTD_decompressStream call into out, keeping what it holds from
+ * `start` under max_size bytes: *r is the call's result, *made the bytes
+ * it wrote. On error dctx is freed and -1 returned. */
+static int dstep(ZSTD_DCtx *dctx, ZSTD_inBuffer *in, cdch_buf *out, size_t start, size_t max_size, bool flushing,
+                 size_t *r, size_t *made, cdch_err *err)
+{
+    if (out->len - start >= max_size) {
+        ZSTD_freeDCtx(dctx);
+        return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
+    }
+    size_t chunk = ZSTD_DStreamOutSize();
+    if (chunk > max_size - (out->len - start))
+        chunk = max_size - (out->len - start);
+    cdch_buf_reserve(out, chunk);
+    ZSTD_outBuffer ob = {out->data + out->len, chunk, 0};
+    *r = ZSTD_decompressStream(dctx, &ob, in);
+    if (ZSTD_isError(*r)) {
+        ZSTD_freeDCtx(dctx);
+        if (flushing)
+            return cdch_err_set(err, "zstd payload is corrupt: %s", ZSTD_getErrorName(*r));
+        return cdch_err_set(err, "zstd payload is corrupt: %s (at compressed byte %zu of %zu)", ZSTD_getErrorName(*r),
+                            in->pos, in->size);
+    }
+    out->len += ob.pos;
+    *made = ob.pos;
+    return 0;
+}
+
 int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_buf *out, cdch_err *err)
 {
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
@@ -79,45 +107,18 @@ int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_b
         return cdch_err_set(err, "cannot create a zstd decompression context (out of memory?)");
     ZSTD_inBuffer in = {src, len, 0};
     size_t start = out->len;
-    size_t r = 0;
+    size_t r = 0, made;
     while (in.pos < in.size) {
-        if (out->len - start >= max_size) {
-            ZSTD_freeDCtx(dctx);
-            return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
-        }
-        size_t chunk = ZSTD_DStreamOutSize();
-        if (chunk > max_size - (out->len - start))
-            chunk = max_size - (out->len - start);
-        cdch_buf_reserve(out, chunk);
-        ZSTD_outBuffer ob = {out->data + out->len, chunk, 0};
-        r = ZSTD_decompressStream(dctx, &ob, &in);
-        if (ZSTD_isError(r)) {
-            ZSTD_freeDCtx(dctx);
-            return cdch_err_set(err, "zstd payload is corrupt: %s (at compressed byte %zu of %zu)",
-                                ZSTD_getErrorName(r), in.pos, len);
-        }
-        out->len += ob.pos;
-        if (ob.pos == 0 && r != 0 && in.pos == in.size)
+        if (dstep(dctx, &in, out, start, max_size, false, &r, &made, err) < 0)
+            return -1;
+        if (made == 0 && r != 0 && in.pos == in.size)
             break;
     }
     /* flush whatever is still buffered in the context */
     while (r != 0) {
-        if (out->len - start >= max_size) {
-            ZSTD_freeDCtx(dctx);
-            return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
-        }
-        size_t chunk = ZSTD_DStreamOutSize();
-        if (chunk > max_size - (out->len - start))
-            chunk = max_size - (out->len - start);
-        cdch_buf_reserve(out, chunk);
-        ZSTD_outBuffer ob = {out->data + out->len, chunk, 0};
-        r = ZSTD_decompressStream(dctx, &ob, &in);
-        if (ZSTD_isError(r)) {
-            ZSTD_freeDCtx(dctx);
-            return cdch_err_set(err, "zstd payload is corrupt: %s", ZSTD_getErrorName(r));
-        }
-        out->len += ob.pos;
-        if (ob.pos == 0) {
+        if (dstep(dctx, &in, out, start, max_size, true, &r, &made, err) < 0)
+            return -1;
+        if (made == 0) {
             ZSTD_freeDCtx(dctx);
             return cdch_err_set(err, "zstd payload is truncated: the frame ends before its last block");
         }
