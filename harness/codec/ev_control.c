@@ -18,13 +18,20 @@ uint32_t cdch_version_product(const char *v)
     return p > 99999999 ? 99999999u : (uint32_t)p;
 }
 
+/* Copy the next n bytes into dst if they are there (else the cursor
+ * overruns and dst is left as it is). */
+static void get_copy(cdch_cursor *c, void *dst, size_t n)
+{
+    const uint8_t *p = cdch_get_bytes(c, n);
+    if (p)
+        memcpy(dst, p, n);
+}
+
 int ev_decode_fde(const ev_dctx *x, cdch_cursor *c, cdch_fde *out, cdch_err *err)
 {
     memset(out, 0, sizeof *out);
     out->binlog_version = cdch_get_le16(c);
-    const uint8_t *ver = cdch_get_bytes(c, 50);
-    if (ver)
-        memcpy(out->server_version, ver, 50);
+    get_copy(c, out->server_version, 50);
     out->server_version[50] = '\0';
     out->create_timestamp = cdch_get_le32(c);
     out->common_header_len = cdch_get_u8(c);
@@ -233,9 +240,7 @@ int ev_decode_gtid(const ev_dctx *x, cdch_cursor *c, cdch_gtid_ev *g, cdch_err *
 {
     memset(g, 0, sizeof *g);
     g->gtid_flags = cdch_get_u8(c);
-    const uint8_t *sid = cdch_get_bytes(c, 16);
-    if (sid)
-        memcpy(g->sid, sid, 16);
+    get_copy(c, g->sid, 16);
     g->gno = (int64_t)cdch_get_le64(c);
     if (c->overrun)
         return ev_fail(x, c, err, "GTID event is truncated before its GNO");
