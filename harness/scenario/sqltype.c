@@ -156,6 +156,63 @@ static int read_label(const char **pp, char **out, cdch_err *err)
     return 0;
 }
 
+/* After an item of a parenthesised list: ',' (1: another item follows) or ')'
+ * (0: the list ends); -1 with an error naming `where` otherwise. */
+static int list_next(const char **pp, const char *where, cdch_err *err)
+{
+    skip_ws(pp);
+    char ch = **pp;
+    if (ch == ',' || ch == ')') {
+        (*pp)++;
+        return ch == ',';
+    }
+    return cdch_err_set(err, "expected ',' or ')' in %s, found '%.10s'", where, **pp ? *pp : "end of text");
+}
+
+static int parse_labels(const char **pp, parsed *t, cdch_err *err)
+{
+    const char *where = t->kind == K_ENUM ? "the ENUM member list" : "the SET member list";
+    size_t cap = 0;
+    int more;
+    do {
+        skip_ws(pp);
+        if (t->nlabels == cap) {
+            cap = cap ? cap * 2 : 8;
+            char **nl = realloc(t->labels, cap * sizeof *nl);
+            if (!nl)
+                abort();
+            t->labels = nl;
+        }
+        if (read_label(pp, &t->labels[t->nlabels], err) < 0)
+            return -1;
+        t->nlabels++;
+        if (t->nlabels > MAX_LABELS)
+            return cdch_err_set(err, "too many ENUM members (at most %d)", MAX_LABELS);
+    } while ((more = list_next(pp, where, err)) > 0);
+    return more;
+}
+
+static int parse_numbers(const char **pp, parsed *t, cdch_err *err)
+{
+    int more;
+    do {
+        skip_ws(pp);
+        if (!isdigit((unsigned char)**pp))
+            return cdch_err_set(err, "expected a number in the type's parentheses, found '%.10s'",
+                                **pp ? *pp : "end of text");
+        char *end;
+        unsigned long long v = strtoull(*pp, &end, 10);
+        if (v > 0xFFFFFFFFull)
+            v = 0xFFFFFFFFull;
+        if (t->nargs == MAX_ARGS)
+            return cdch_err_set(err, "too many numbers in the type's parentheses (at most %d)", MAX_ARGS);
+        t->args[t->nargs++] = v;
+        *pp = end;
+    } while ((more = list_next(pp, "the type's parentheses", err)) > 0);
+    return more;
+}
+
+/* "(N[,M])" or an ENUM/SET's "('a','b',...)"; nargs -1 when there are no parentheses. */
 static int parse_args(const char **pp, parsed *t, cdch_err *err)
 {
     const char *p = *pp;
@@ -166,62 +223,9 @@ static int parse_args(const char **pp, parsed *t, cdch_err *err)
     }
     p++;
     t->nargs = 0;
-    if (t->kind == K_ENUM || t->kind == K_SET) {
-        size_t cap = 0;
-        for (;;) {
-            skip_ws(&p);
-            if (t->nlabels == cap) {
-                cap = cap ? cap * 2 : 8;
-                char **nl = realloc(t->labels, cap * sizeof *nl);
-                if (!nl)
-                    abort();
-                t->labels = nl;
-            }
-            if (read_label(&p, &t->labels[t->nlabels], err) < 0)
-                return -1;
-            t->nlabels++;
-            if (t->nlabels > MAX_LABELS)
-                return cdch_err_set(err, "too many ENUM members (at most %d)", MAX_LABELS);
-            skip_ws(&p);
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            if (*p == ')') {
-                p++;
-                break;
-            }
-            return cdch_err_set(err, "expected ',' or ')' in the %s member list, found '%.10s'",
-                                t->kind == K_ENUM ? "ENUM" : "SET", *p ? p : "end of text");
-        }
-        *pp = p;
-        return 0;
-    }
-    for (;;) {
-        skip_ws(&p);
-        if (!isdigit((unsigned char)*p))
-            return cdch_err_set(err, "expected a number in the type's parentheses, found '%.10s'",
-                                *p ? p : "end of text");
-        char *end;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (v > 0xFFFFFFFFull)
-            v = 0xFFFFFFFFull;
-        if (t->nargs == MAX_ARGS)
-            return cdch_err_set(err, "too many numbers in the type's parentheses (at most %d)", MAX_ARGS);
-        t->args[t->nargs++] = v;
-        p = end;
-        skip_ws(&p);
-        if (*p == ',') {
-            p++;
-            continue;
-        }
-        if (*p == ')') {
-            p++;
-            break;
-        }
-        return cdch_err_set(err, "expected ',' or ')' in the type's parentheses, found '%.10s'",
-                            *p ? p : "end of text");
-    }
+    int rc = t->kind == K_ENUM || t->kind == K_SET ? parse_labels(&p, t, err) : parse_numbers(&p, t, err);
+    if (rc < 0)
+        return -1;
     *pp = p;
     return 0;
 }
