@@ -32,6 +32,7 @@ typedef struct qstmt {
     regmatch_t m[10];
     bool describe;     /* COM_STMT_PREPARE: columns only, no side effects */
     cdch_arena *a;
+    sql_lex lx;        /* the statement's tokens, for the handlers whose pattern says `lexed` */
 } qstmt;
 
 typedef int (*qhandler)(srv_conn *c, qstmt *q, srv_result *res); /* 0 handled, 1 declined */
@@ -130,10 +131,18 @@ static void copy_row(srv_rs *dst, const srv_rs *src, size_t row)
     }
 }
 
-/* Optional "LIKE 'pattern'" (on column like_col) or "WHERE expr" after a SHOW:
- * the rows of `in` that pass go to res. */
-static int show_filter(srv_conn *c, qstmt *q, sql_lex *lx, const srv_rs *in, size_t like_col, srv_result *res)
+/* Clear a half-filled result set before an error replaces it. */
+static void rows_drop(srv_rs *out)
 {
+    srv_rs_free(out);
+    srv_rs_init(out);
+}
+
+/* Optional "LIKE 'pattern'" (on the first column) or "WHERE expr" after a
+ * SHOW, read from q->lx: the rows of `in` that pass go to res. */
+static int show_filter(srv_conn *c, qstmt *q, const srv_rs *in, srv_result *res)
+{
+    sql_lex *lx = &q->lx;
     sql_ctx cx;
     ctx_init(&cx, c, q->a);
     const char *like = NULL;
@@ -157,7 +166,7 @@ static int show_filter(srv_conn *c, qstmt *q, sql_lex *lx, const srv_rs *in, siz
     for (size_t r = 0; r < srv_rs_nrows(in); r++) {
         if (like) {
             size_t n;
-            const char *s = srv_rs_get(in, r, like_col, &n);
+            const char *s = srv_rs_get(in, r, 0, &n);
             if (!s || !sql_like(s, n, like, like_n))
                 continue;
         } else if (where) {
@@ -165,8 +174,7 @@ static int show_filter(srv_conn *c, qstmt *q, sql_lex *lx, const srv_rs *in, siz
             cx.row = r;
             qval v;
             if (sql_eval(where, &cx, &v) != 0) {
-                srv_rs_free(out);
-                srv_rs_init(out);
+                rows_drop(out);
                 return res_cx(res, &cx);
             }
             if (!qv_true(&v))
@@ -174,6 +182,14 @@ static int show_filter(srv_conn *c, qstmt *q, sql_lex *lx, const srv_rs *in, siz
         }
         copy_row(out, in, r);
     }
+    return 0;
+}
+
+/* A SHOW's rows through show_filter; frees all. */
+static int show_rows(srv_conn *c, qstmt *q, srv_rs *all, srv_result *res)
+{
+    show_filter(c, q, all, res);
+    srv_rs_free(all);
     return 0;
 }
 
@@ -249,293 +265,351 @@ static int cmp_rows(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int h_select(srv_conn *c, qstmt *q, srv_result *res)
+/* A SELECT as h_select's phases hand it on: parsed (select list, FROM,
+ * WHERE, ORDER BY, LIMIT), then executed (filter, sort, project). */
+typedef struct select_q {
+    sel_item *items;
+    size_t nitems;
+    bool aggregate;         /* COUNT(...) in the select list: one row */
+    const char *db, *tname; /* FROM db.tname */
+    bool has_from;
+    srv_rs src;             /* the FROM table (owned) */
+    size_t nvisible;        /* its columns SELECT * shows; (size_t)-1 = all */
+    bool upper;             /* information_schema: labels are the table's own names */
+    sql_expr *where;
+    order_item ord[16];
+    size_t nord;
+    uint64_t limit, offset;
+} select_q;
+
+/* The label MySQL gives a select item that has no AS. */
+static const char *item_label(sql_lex *lx, const sel_item *it, size_t start, size_t end)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    sql_ctx cx;
-    ctx_init(&cx, c, q->a);
-    lx_kw(&lx, "SELECT");
-    while (lx_kw(&lx, "DISTINCT") || lx_kw(&lx, "ALL") || lx_kw(&lx, "SQL_NO_CACHE") || lx_kw(&lx, "SQL_CACHE") ||
-           lx_kw(&lx, "SQL_CALC_FOUND_ROWS") || lx_kw(&lx, "HIGH_PRIORITY") || lx_kw(&lx, "STRAIGHT_JOIN") ||
-           lx_kw(&lx, "SQL_BUFFER_RESULT") || lx_kw(&lx, "SQL_SMALL_RESULT") || lx_kw(&lx, "SQL_BIG_RESULT")) {
+    const sql_tok *t0 = &lx->t[start];
+    if (!is_clause_word(lx) && (lx_peek(lx, 0)->kind == TK_IDENT || lx_peek(lx, 0)->kind == TK_QIDENT ||
+                                lx_peek(lx, 0)->kind == TK_STRING))
+        return lx_name(lx); /* SELECT x alias */
+    if (t0->kind == TK_STRING && end == start + 1)
+        return t0->text; /* SELECT 'abc' is labelled abc */
+    if (sql_expr_colname(it->e))
+        return sql_expr_colname(it->e); /* t.col is labelled col */
+    return lx_source(lx, start, end);
+}
+
+/* SELECT [options] item [[AS] label], ... */
+static int parse_select_list(sql_lex *lx, sql_ctx *cx, qstmt *q, select_q *s, srv_result *res)
+{
+    lx_kw(lx, "SELECT");
+    while (lx_kw(lx, "DISTINCT") || lx_kw(lx, "ALL") || lx_kw(lx, "SQL_NO_CACHE") || lx_kw(lx, "SQL_CACHE") ||
+           lx_kw(lx, "SQL_CALC_FOUND_ROWS") || lx_kw(lx, "HIGH_PRIORITY") || lx_kw(lx, "STRAIGHT_JOIN") ||
+           lx_kw(lx, "SQL_BUFFER_RESULT") || lx_kw(lx, "SQL_SMALL_RESULT") || lx_kw(lx, "SQL_BIG_RESULT")) {
     }
-    size_t cap = 8, nitems = 0;
-    sel_item *items = cdch_arena_alloc(q->a, cap * sizeof *items);
-    bool aggregate = false;
+    size_t cap = 8;
+    s->items = cdch_arena_alloc(q->a, cap * sizeof *s->items);
     for (;;) {
-        if (nitems == cap) {
-            sel_item *bigger = cdch_arena_alloc(q->a, cap * 2 * sizeof *items);
-            memcpy(bigger, items, cap * sizeof *items);
-            items = bigger;
+        if (s->nitems == cap) {
+            sel_item *bigger = cdch_arena_alloc(q->a, cap * 2 * sizeof *s->items);
+            memcpy(bigger, s->items, cap * sizeof *s->items);
+            s->items = bigger;
             cap *= 2;
         }
-        sel_item *it = &items[nitems++];
-        size_t start = lx.i;
-        it->e = sql_parse_expr(&lx, &cx);
+        sel_item *it = &s->items[s->nitems++];
+        size_t start = lx->i;
+        it->e = sql_parse_expr(lx, cx);
         if (!it->e)
-            return res_cx(res, &cx);
-        size_t end = lx.i;
+            return res_cx(res, cx), -1;
+        size_t end = lx->i;
         if (sql_expr_is_count(it->e))
-            aggregate = true;
-        const sql_tok *t0 = &lx.t[start];
+            s->aggregate = true;
+        const sql_tok *t0 = &lx->t[start];
         it->star = end == start + 1 && t0->kind == TK_OP && !strcmp(t0->text, "*");
-        if (end >= start + 3 && lx.t[end - 1].kind == TK_OP && !strcmp(lx.t[end - 1].text, "*") &&
-            lx.t[end - 2].kind == TK_OP && !strcmp(lx.t[end - 2].text, "."))
+        if (end >= start + 3 && lx->t[end - 1].kind == TK_OP && !strcmp(lx->t[end - 1].text, "*") &&
+            lx->t[end - 2].kind == TK_OP && !strcmp(lx->t[end - 2].text, "."))
             it->star = true;
-        if (lx_kw(&lx, "AS")) {
-            if (!(it->label = lx_name(&lx)))
-                return syntax_near(res, &lx);
-        } else if (!is_clause_word(&lx) &&
-                   (lx_peek(&lx, 0)->kind == TK_IDENT || lx_peek(&lx, 0)->kind == TK_QIDENT ||
-                    lx_peek(&lx, 0)->kind == TK_STRING)) {
-            it->label = lx_name(&lx);
-        } else if (t0->kind == TK_STRING && end == start + 1) {
-            it->label = t0->text; /* SELECT 'abc' is labelled abc */
-        } else if (sql_expr_colname(it->e)) {
-            it->label = sql_expr_colname(it->e); /* t.col is labelled col */
+        if (lx_kw(lx, "AS")) {
+            if (!(it->label = lx_name(lx)))
+                return syntax_near(res, lx), -1;
         } else {
-            it->label = lx_source(&lx, start, end);
+            it->label = item_label(lx, it, start, end);
         }
-        if (!lx_op(&lx, ","))
-            break;
+        if (!lx_op(lx, ","))
+            return 0;
     }
-    const char *db = NULL, *tname = NULL;
-    srv_rs src;
-    srv_rs_init(&src);
-    size_t nvisible = (size_t)-1;
-    bool upper = false, has_from = false;
-    if (lx_kw(&lx, "FROM")) {
-        if (lx_kw(&lx, "DUAL")) {
-        } else {
-            if (lx_op(&lx, "(")) {
-                srv_rs_free(&src);
-                return res_err(res, 1235, "42000", "This version of the fake primary doesn't yet support "
-                                                   "'derived tables' in: %.200s", q->sql);
-            }
-            if (table_ref(c, &lx, &db, &tname, res) != 0) {
-                srv_rs_free(&src);
-                return 0;
-            }
-            if (!db) {
-                srv_rs_free(&src);
-                return res_err(res, 1046, "3D000", "No database selected");
-            }
-            has_from = true;
-            if (lx_kw(&lx, "AS"))
-                lx_name(&lx);
-            else if (!is_clause_word(&lx) && (lx_peek(&lx, 0)->kind == TK_IDENT || lx_peek(&lx, 0)->kind == TK_QIDENT) &&
-                     !lx_is_kw(&lx, 0, "LEFT") && !lx_is_kw(&lx, 0, "RIGHT") && !lx_is_kw(&lx, 0, "INNER") &&
-                     !lx_is_kw(&lx, 0, "JOIN") && !lx_is_kw(&lx, 0, "CROSS") && !lx_is_kw(&lx, 0, "NATURAL"))
-                lx_name(&lx);
-            /* joins: the columns the fake primary needs from joined tables are
-             * provided by the first table (see schema.c), so skip them */
-            while (!lx_at_end(&lx) && !lx_is_kw(&lx, 0, "WHERE") && !lx_is_kw(&lx, 0, "GROUP") &&
-                   !lx_is_kw(&lx, 0, "ORDER") && !lx_is_kw(&lx, 0, "LIMIT") && !lx_is_kw(&lx, 0, "HAVING") &&
-                   !lx_is_kw(&lx, 0, "FOR") && !lx_is_kw(&lx, 0, "LOCK"))
-                lx.i++;
-            if (srv_vtable(c, db, tname, &src, &nvisible, &upper, &cx) != 0) {
-                srv_rs_free(&src);
-                return res_cx(res, &cx);
-            }
-        }
-    }
-    sql_expr *where = NULL;
-    if (lx_kw(&lx, "WHERE") && !(where = sql_parse_expr(&lx, &cx))) {
-        srv_rs_free(&src);
-        return res_cx(res, &cx);
-    }
-    if (lx_kws(&lx, "GROUP BY")) { /* grouping is not modelled: accept the clause */
-        while (!lx_at_end(&lx) && !lx_is_kw(&lx, 0, "ORDER") && !lx_is_kw(&lx, 0, "LIMIT") &&
-               !lx_is_kw(&lx, 0, "HAVING"))
-            lx.i++;
-    }
-    if (lx_kw(&lx, "HAVING")) {
-        while (!lx_at_end(&lx) && !lx_is_kw(&lx, 0, "ORDER") && !lx_is_kw(&lx, 0, "LIMIT"))
-            lx.i++;
-    }
-    order_item ord[16];
-    size_t nord = 0;
-    if (lx_kws(&lx, "ORDER BY")) {
-        do {
-            if (nord == 16) {
-                srv_rs_free(&src);
-                return res_err(res, 1064, "42000", "ORDER BY with more than 16 keys");
-            }
-            ord[nord].e = sql_parse_expr(&lx, &cx);
-            if (!ord[nord].e) {
-                srv_rs_free(&src);
-                return res_cx(res, &cx);
-            }
-            ord[nord].desc = lx_kw(&lx, "DESC");
-            if (!ord[nord].desc)
-                lx_kw(&lx, "ASC");
-            nord++;
-        } while (lx_op(&lx, ","));
-    }
-    uint64_t limit = UINT64_MAX, offset = 0;
-    if (lx_kw(&lx, "LIMIT")) {
-        const sql_tok *t = lx_peek(&lx, 0);
-        if (t->kind != TK_NUMBER && t->kind != TK_PARAM) {
-            srv_rs_free(&src);
-            return syntax_near(res, &lx);
-        }
-        limit = t->kind == TK_NUMBER ? strtoull(t->text, NULL, 10) : UINT64_MAX;
-        lx.i++;
-        if (lx_op(&lx, ",") || lx_kw(&lx, "OFFSET")) {
-            const sql_tok *u = lx_peek(&lx, 0);
-            if (u->kind != TK_NUMBER) {
-                srv_rs_free(&src);
-                return syntax_near(res, &lx);
-            }
-            if (!strcmp(lx.t[lx.i - 1].text, ",")) {
-                offset = limit;
-                limit = strtoull(u->text, NULL, 10);
-            } else {
-                offset = strtoull(u->text, NULL, 10);
-            }
-            lx.i++;
-        }
-    }
-    if (lx_kws(&lx, "FOR UPDATE") || lx_kws(&lx, "FOR SHARE") || lx_kws(&lx, "LOCK IN SHARE MODE")) {
-        lx_kws(&lx, "SKIP LOCKED");
-        lx_kw(&lx, "NOWAIT");
-    }
-    if (!lx_at_end(&lx)) {
-        srv_rs_free(&src);
-        if (lx_is_kw(&lx, 0, "UNION") || lx_is_kw(&lx, 0, "INTO"))
-            return res_err(res, 1235, "42000", "This version of the fake primary doesn't yet support '%s' in: %.200s",
-                           lx_peek(&lx, 0)->text, q->sql);
-        return syntax_near(res, &lx);
-    }
+}
 
-    /* rows that pass WHERE */
-    size_t nsrc = has_from ? srv_rs_nrows(&src) : 1;
-    size_t *rows = cdch_xcalloc(nsrc, sizeof *rows);
-    size_t nrows = 0;
+/* FROM [DUAL | db.table [[AS] alias] [joins]]: fills s->src. */
+static int parse_from(srv_conn *c, qstmt *q, sql_lex *lx, sql_ctx *cx, select_q *s, srv_result *res)
+{
+    if (!lx_kw(lx, "FROM") || lx_kw(lx, "DUAL"))
+        return 0;
+    if (lx_op(lx, "("))
+        return res_err(res, 1235, "42000", "This version of the fake primary doesn't yet support "
+                                           "'derived tables' in: %.200s", q->sql), -1;
+    if (table_ref(c, lx, &s->db, &s->tname, res) != 0)
+        return -1;
+    if (!s->db)
+        return res_err(res, 1046, "3D000", "No database selected"), -1;
+    s->has_from = true;
+    if (lx_kw(lx, "AS"))
+        lx_name(lx);
+    else if (!is_clause_word(lx) && (lx_peek(lx, 0)->kind == TK_IDENT || lx_peek(lx, 0)->kind == TK_QIDENT) &&
+             !lx_is_kw(lx, 0, "LEFT") && !lx_is_kw(lx, 0, "RIGHT") && !lx_is_kw(lx, 0, "INNER") &&
+             !lx_is_kw(lx, 0, "JOIN") && !lx_is_kw(lx, 0, "CROSS") && !lx_is_kw(lx, 0, "NATURAL"))
+        lx_name(lx);
+    /* joins: the columns the fake primary needs from joined tables are
+     * provided by the first table (see schema.c), so skip them */
+    while (!lx_at_end(lx) && !lx_is_kw(lx, 0, "WHERE") && !lx_is_kw(lx, 0, "GROUP") && !lx_is_kw(lx, 0, "ORDER") &&
+           !lx_is_kw(lx, 0, "LIMIT") && !lx_is_kw(lx, 0, "HAVING") && !lx_is_kw(lx, 0, "FOR") &&
+           !lx_is_kw(lx, 0, "LOCK"))
+        lx->i++;
+    if (srv_vtable(c, s->db, s->tname, &s->src, &s->nvisible, &s->upper, cx) != 0)
+        return res_cx(res, cx), -1;
+    return 0;
+}
+
+/* ORDER BY expr [ASC|DESC], ... (at most 16 keys) */
+static int parse_order_by(sql_lex *lx, sql_ctx *cx, select_q *s, srv_result *res)
+{
+    if (!lx_kws(lx, "ORDER BY"))
+        return 0;
+    do {
+        if (s->nord == 16)
+            return res_err(res, 1064, "42000", "ORDER BY with more than 16 keys"), -1;
+        order_item *o = &s->ord[s->nord];
+        if (!(o->e = sql_parse_expr(lx, cx)))
+            return res_cx(res, cx), -1;
+        o->desc = lx_kw(lx, "DESC");
+        if (!o->desc)
+            lx_kw(lx, "ASC");
+        s->nord++;
+    } while (lx_op(lx, ","));
+    return 0;
+}
+
+/* LIMIT n | LIMIT offset, n | LIMIT n OFFSET offset (a '?' count: no limit) */
+static int parse_limit(sql_lex *lx, select_q *s, srv_result *res)
+{
+    if (!lx_kw(lx, "LIMIT"))
+        return 0;
+    const sql_tok *t = lx_peek(lx, 0);
+    if (t->kind != TK_NUMBER && t->kind != TK_PARAM)
+        return syntax_near(res, lx), -1;
+    s->limit = t->kind == TK_NUMBER ? strtoull(t->text, NULL, 10) : UINT64_MAX;
+    lx->i++;
+    if (lx_op(lx, ",") || lx_kw(lx, "OFFSET")) {
+        const sql_tok *u = lx_peek(lx, 0);
+        if (u->kind != TK_NUMBER)
+            return syntax_near(res, lx), -1;
+        if (!strcmp(lx->t[lx->i - 1].text, ",")) {
+            s->offset = s->limit;
+            s->limit = strtoull(u->text, NULL, 10);
+        } else {
+            s->offset = strtoull(u->text, NULL, 10);
+        }
+        lx->i++;
+    }
+    return 0;
+}
+
+/* WHERE, GROUP BY / HAVING (accepted, not modelled), ORDER BY, LIMIT,
+ * locking clauses, then the end of the statement. */
+static int parse_select_tail(qstmt *q, sql_lex *lx, sql_ctx *cx, select_q *s, srv_result *res)
+{
+    if (lx_kw(lx, "WHERE") && !(s->where = sql_parse_expr(lx, cx)))
+        return res_cx(res, cx), -1;
+    if (lx_kws(lx, "GROUP BY")) {
+        while (!lx_at_end(lx) && !lx_is_kw(lx, 0, "ORDER") && !lx_is_kw(lx, 0, "LIMIT") &&
+               !lx_is_kw(lx, 0, "HAVING"))
+            lx->i++;
+    }
+    if (lx_kw(lx, "HAVING")) {
+        while (!lx_at_end(lx) && !lx_is_kw(lx, 0, "ORDER") && !lx_is_kw(lx, 0, "LIMIT"))
+            lx->i++;
+    }
+    if (parse_order_by(lx, cx, s, res) != 0 || parse_limit(lx, s, res) != 0)
+        return -1;
+    if (lx_kws(lx, "FOR UPDATE") || lx_kws(lx, "FOR SHARE") || lx_kws(lx, "LOCK IN SHARE MODE")) {
+        lx_kws(lx, "SKIP LOCKED");
+        lx_kw(lx, "NOWAIT");
+    }
+    if (lx_at_end(lx))
+        return 0;
+    if (lx_is_kw(lx, 0, "UNION") || lx_is_kw(lx, 0, "INTO"))
+        return res_err(res, 1235, "42000", "This version of the fake primary doesn't yet support '%s' in: %.200s",
+                       lx_peek(lx, 0)->text, q->sql), -1;
+    return syntax_near(res, lx), -1;
+}
+
+/* The rows of the FROM table (or the one row of a SELECT without FROM)
+ * that pass WHERE, into rows[] (nsrc entries, the caller frees it). */
+static int filter_rows(sql_ctx *cx, const select_q *s, size_t *rows, size_t nsrc, size_t *nrows, srv_result *res)
+{
+    *nrows = 0;
     for (size_t r = 0; r < nsrc; r++) {
-        if (where) {
-            cx.rs = has_from ? &src : NULL;
-            cx.row = r;
+        if (s->where) {
+            cx->rs = s->has_from ? &s->src : NULL;
+            cx->row = r;
             qval v;
-            if (sql_eval(where, &cx, &v) != 0) {
-                free(rows);
-                srv_rs_free(&src);
-                return res_cx(res, &cx);
-            }
+            if (sql_eval(s->where, cx, &v) != 0)
+                return res_cx(res, cx), -1;
             if (!qv_true(&v))
                 continue;
         }
-        rows[nrows++] = r;
+        rows[(*nrows)++] = r;
     }
-    if (nord && nrows > 1 && has_from) {
-        qval *keys = cdch_arena_alloc(q->a, nsrc * nord * sizeof *keys);
-        for (size_t k = 0; k < nrows; k++)
-            for (size_t o = 0; o < nord; o++) {
-                cx.rs = &src;
-                cx.row = rows[k];
-                const sql_expr *e = ord[o].e;
-                int64_t pos;
-                const char *alias = sql_expr_colname(e);
-                if (sql_expr_int_literal(e, &pos) && pos >= 1 && (size_t)pos <= nitems && !items[pos - 1].star)
-                    e = items[pos - 1].e; /* ORDER BY 2: the second select item */
-                else if (alias && srv_rs_find_col(&src, alias) < 0)
-                    for (size_t i = 0; i < nitems; i++)
-                        if (!items[i].star && items[i].label && strcasecmp(items[i].label, alias) == 0)
-                            e = items[i].e; /* ORDER BY an alias */
-                if (sql_eval(e, &cx, &keys[rows[k] * nord + o]) != 0) {
-                    cx.err_code = 0;
-                    keys[rows[k] * nord + o] = (qval){0};
-                }
-            }
-        sort_ctx sc = {ord, nord, keys};
-        pthread_mutex_lock(&g_sort_mu);
-        g_sort = &sc;
-        qsort(rows, nrows, sizeof *rows, cmp_rows);
-        g_sort = NULL;
-        pthread_mutex_unlock(&g_sort_mu);
-    }
-    uint64_t count = nrows;
-    if (aggregate) /* COUNT(*): one row, even over no rows */
-        nrows = 1;
+    return 0;
+}
 
-    /* output columns */
-    srv_rs *out = res_rows(res);
-    size_t ncols_src = nvisible == (size_t)-1 ? src.ncols : nvisible;
-    typedef struct outcol { sql_expr *e; int src_col; } outcol;
-    outcol *oc = cdch_arena_alloc(q->a, (nitems * (ncols_src + 1) + 1) * sizeof *oc);
-    size_t noc = 0;
-    for (size_t i = 0; i < nitems; i++) {
-        if (items[i].star) {
-            if (!has_from) {
-                free(rows);
-                srv_rs_free(&src);
-                srv_rs_free(out);
-                srv_rs_init(out);
-                return res_err(res, 1096, "HY000", "No tables used");
+/* ORDER BY: a key may name a select item by position (ORDER BY 2) or by
+ * its alias; keys that fail to evaluate sort as NULL. */
+static void sort_rows(qstmt *q, sql_ctx *cx, select_q *s, size_t *rows, size_t nrows, size_t nsrc)
+{
+    if (!s->nord || nrows <= 1 || !s->has_from)
+        return;
+    size_t nord = s->nord;
+    qval *keys = cdch_arena_alloc(q->a, nsrc * nord * sizeof *keys);
+    for (size_t k = 0; k < nrows; k++)
+        for (size_t o = 0; o < nord; o++) {
+            cx->rs = &s->src;
+            cx->row = rows[k];
+            const sql_expr *e = s->ord[o].e;
+            int64_t pos;
+            const char *alias = sql_expr_colname(e);
+            if (sql_expr_int_literal(e, &pos) && pos >= 1 && (size_t)pos <= s->nitems && !s->items[pos - 1].star)
+                e = s->items[pos - 1].e; /* ORDER BY 2: the second select item */
+            else if (alias && srv_rs_find_col(&s->src, alias) < 0)
+                for (size_t i = 0; i < s->nitems; i++)
+                    if (!s->items[i].star && s->items[i].label && strcasecmp(s->items[i].label, alias) == 0)
+                        e = s->items[i].e; /* ORDER BY an alias */
+            if (sql_eval(e, cx, &keys[rows[k] * nord + o]) != 0) {
+                cx->err_code = 0;
+                keys[rows[k] * nord + o] = (qval){0};
             }
+        }
+    sort_ctx sc = {s->ord, nord, keys};
+    pthread_mutex_lock(&g_sort_mu);
+    g_sort = &sc;
+    qsort(rows, nrows, sizeof *rows, cmp_rows);
+    g_sort = NULL;
+    pthread_mutex_unlock(&g_sort_mu);
+}
+
+/* An output column: an expression, or a column of the FROM table (e NULL for SELECT *). */
+typedef struct outcol {
+    sql_expr *e;
+    int src_col;
+} outcol;
+
+/* The result's column definitions; oc[] says where each column's cells
+ * come from. -1 for SELECT * without FROM. */
+static int select_columns(sql_ctx *cx, const select_q *s, srv_rs *out, outcol *oc, size_t *noc)
+{
+    size_t ncols_src = s->nvisible == (size_t)-1 ? s->src.ncols : s->nvisible;
+    *noc = 0;
+    for (size_t i = 0; i < s->nitems; i++) {
+        const sel_item *it = &s->items[i];
+        if (it->star) {
+            if (!s->has_from)
+                return -1;
             for (size_t k = 0; k < ncols_src; k++) {
-                srv_rs_col_copy(out, &src.cols[k], NULL, src.cols[k].name, tname, db);
-                oc[noc++] = (outcol){NULL, (int)k};
+                srv_rs_col_copy(out, &s->src.cols[k], NULL, s->src.cols[k].name, s->tname, s->db);
+                oc[(*noc)++] = (outcol){NULL, (int)k};
             }
             continue;
         }
         int sc_col = -1;
-        uint8_t type = sql_expr_type(items[i].e, &cx, has_from ? &src : NULL, &sc_col);
-        const char *label = items[i].label;
-        const char *cn = sql_expr_colname(items[i].e);
-        if (cn && sc_col >= 0 && upper && strcasecmp(label, cn) == 0)
-            label = src.cols[sc_col].name; /* information_schema labels: the table's own names */
+        uint8_t type = sql_expr_type(it->e, cx, s->has_from ? &s->src : NULL, &sc_col);
+        const char *label = it->label;
+        const char *cn = sql_expr_colname(it->e);
+        if (cn && sc_col >= 0 && s->upper && strcasecmp(label, cn) == 0)
+            label = s->src.cols[sc_col].name; /* information_schema labels: the table's own names */
         srv_col *d;
         if (sc_col >= 0 && cn)
-            d = srv_rs_col_copy(out, &src.cols[sc_col], label, src.cols[sc_col].name, tname, db);
+            d = srv_rs_col_copy(out, &s->src.cols[sc_col], label, s->src.cols[sc_col].name, s->tname, s->db);
         else
             d = srv_rs_col(out, label, type);
-        if (type == CDCH_T_LONGLONG && items[i].e && sql_expr_is_count(items[i].e)) {
+        if (type == CDCH_T_LONGLONG && it->e && sql_expr_is_count(it->e))
             d->flags |= SRV_COLF_NOT_NULL;
-        }
-        oc[noc++] = (outcol){items[i].e, sc_col};
+        oc[(*noc)++] = (outcol){it->e, sc_col};
     }
-    cx.count = count;
+    return 0;
+}
+
+/* The projection: columns, then the rows in [offset, offset + limit). */
+static int project(qstmt *q, sql_ctx *cx, const select_q *s, const size_t *rows, size_t nrows, srv_result *res)
+{
+    uint64_t count = nrows;
+    if (s->aggregate) /* COUNT(*): one row, even over no rows */
+        nrows = 1;
+    srv_rs *out = res_rows(res);
+    size_t ncols_src = s->nvisible == (size_t)-1 ? s->src.ncols : s->nvisible;
+    outcol *oc = cdch_arena_alloc(q->a, (s->nitems * (ncols_src + 1) + 1) * sizeof *oc);
+    size_t noc;
+    if (select_columns(cx, s, out, oc, &noc) != 0) {
+        rows_drop(out);
+        return res_err(res, 1096, "HY000", "No tables used"), -1;
+    }
+    cx->count = count;
     uint64_t emitted = 0, skipped = 0;
-    for (size_t k = 0; k < nrows && emitted < limit; k++) {
-        if (skipped < offset) {
+    for (size_t k = 0; k < nrows && emitted < s->limit; k++) {
+        if (skipped < s->offset) {
             skipped++;
             continue;
         }
-        size_t r = aggregate ? (count ? rows[0] : (size_t)-1) : rows[k];
+        size_t r = s->aggregate ? (count ? rows[0] : (size_t)-1) : rows[k];
         for (size_t j = 0; j < noc; j++) {
             if (!oc[j].e || (oc[j].src_col >= 0 && sql_expr_colname(oc[j].e))) {
-                if (r == (size_t)-1 || !has_from) {
+                if (r == (size_t)-1 || !s->has_from) {
                     srv_rs_str(out, NULL);
                 } else {
                     size_t n;
-                    const char *s = srv_rs_get(&src, r, (size_t)oc[j].src_col, &n);
-                    srv_rs_cell(out, s, n);
+                    const char *v = srv_rs_get(&s->src, r, (size_t)oc[j].src_col, &n);
+                    srv_rs_cell(out, v, n);
                 }
                 continue;
             }
-            cx.rs = has_from && r != (size_t)-1 ? &src : NULL;
-            cx.row = r;
+            cx->rs = s->has_from && r != (size_t)-1 ? &s->src : NULL;
+            cx->row = r;
             qval v;
             if (q->describe) {
                 v = (qval){0};
-            } else if (sql_eval(oc[j].e, &cx, &v) != 0) {
-                free(rows);
-                srv_rs_free(&src);
-                srv_rs_free(out);
-                srv_rs_init(out);
-                return res_cx(res, &cx);
+            } else if (sql_eval(oc[j].e, cx, &v) != 0) {
+                rows_drop(out);
+                return res_cx(res, cx), -1;
             }
             size_t n;
-            const char *s = qv_text(&v, q->a, &n);
-            srv_rs_cell(out, s, n);
+            const char *text = qv_text(&v, q->a, &n);
+            srv_rs_cell(out, text, n);
         }
         emitted++;
     }
+    return 0;
+}
+
+static int h_select(srv_conn *c, qstmt *q, srv_result *res)
+{
+    sql_lex *lx = &q->lx;
+    sql_ctx cx;
+    ctx_init(&cx, c, q->a);
+    select_q s;
+    memset(&s, 0, sizeof s);
+    srv_rs_init(&s.src);
+    s.nvisible = (size_t)-1;
+    s.limit = UINT64_MAX;
+    if (parse_select_list(lx, &cx, q, &s, res) != 0 || parse_from(c, q, lx, &cx, &s, res) != 0 ||
+        parse_select_tail(q, lx, &cx, &s, res) != 0) {
+        srv_rs_free(&s.src);
+        return 0;
+    }
+    size_t nsrc = s.has_from ? srv_rs_nrows(&s.src) : 1;
+    size_t *rows = cdch_xcalloc(nsrc, sizeof *rows);
+    size_t nrows;
+    if (filter_rows(&cx, &s, rows, nsrc, &nrows, res) == 0) {
+        sort_rows(q, &cx, &s, rows, nrows, nsrc);
+        project(q, &cx, &s, rows, nrows, res);
+    }
     free(rows);
-    srv_rs_free(&src);
+    srv_rs_free(&s.src);
     return 0;
 }
 
@@ -543,16 +617,14 @@ static int h_select(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_show_vars(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kw(&lx, "SHOW");
-    bool global = lx_kw(&lx, "GLOBAL");
-    if (!global && !lx_kw(&lx, "SESSION"))
-        lx_kw(&lx, "LOCAL");
+    sql_lex *lx = &q->lx;
+    lx_kw(lx, "SHOW");
+    bool global = lx_kw(lx, "GLOBAL");
+    if (!global && !lx_kw(lx, "SESSION"))
+        lx_kw(lx, "LOCAL");
     bool status = false;
-    if (!lx_kw(&lx, "VARIABLES")) {
-        lx_kw(&lx, "STATUS");
+    if (!lx_kw(lx, "VARIABLES")) {
+        lx_kw(lx, "STATUS");
         status = true;
     }
     srv_rs all;
@@ -561,9 +633,7 @@ static int h_show_vars(srv_conn *c, qstmt *q, srv_result *res)
         srv_status_rs(c, global, &all);
     else
         srv_sysvars_rs(c, global, &all);
-    show_filter(c, q, &lx, &all, 0, res);
-    srv_rs_free(&all);
-    return 0;
+    return show_rows(c, q, &all, res);
 }
 
 /* ---- binlog SHOW statements -------------------------------------------------------------- */
@@ -644,38 +714,36 @@ static int binlog_event_cb(void *ctx, const srv_binlog_event_row *row)
 
 static int h_binlog_events(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kws(&lx, "SHOW BINLOG EVENTS");
+    sql_lex *lx = &q->lx;
+    lx_kws(lx, "SHOW BINLOG EVENTS");
     const char *file = NULL;
     uint64_t from = 4, limit = UINT64_MAX, offset = 0;
-    if (lx_kw(&lx, "IN")) {
-        if (lx_peek(&lx, 0)->kind != TK_STRING)
-            return syntax_near(res, &lx);
-        file = lx_name(&lx);
+    if (lx_kw(lx, "IN")) {
+        if (lx_peek(lx, 0)->kind != TK_STRING)
+            return syntax_near(res, lx);
+        file = lx_name(lx);
     }
-    if (lx_kw(&lx, "FROM")) {
-        if (lx_peek(&lx, 0)->kind != TK_NUMBER)
-            return syntax_near(res, &lx);
-        from = strtoull(lx_peek(&lx, 0)->text, NULL, 10);
-        lx.i++;
+    if (lx_kw(lx, "FROM")) {
+        if (lx_peek(lx, 0)->kind != TK_NUMBER)
+            return syntax_near(res, lx);
+        from = strtoull(lx_peek(lx, 0)->text, NULL, 10);
+        lx->i++;
     }
-    if (lx_kw(&lx, "LIMIT")) {
-        if (lx_peek(&lx, 0)->kind != TK_NUMBER)
-            return syntax_near(res, &lx);
-        limit = strtoull(lx_peek(&lx, 0)->text, NULL, 10);
-        lx.i++;
-        if (lx_op(&lx, ",")) {
-            if (lx_peek(&lx, 0)->kind != TK_NUMBER)
-                return syntax_near(res, &lx);
+    if (lx_kw(lx, "LIMIT")) {
+        if (lx_peek(lx, 0)->kind != TK_NUMBER)
+            return syntax_near(res, lx);
+        limit = strtoull(lx_peek(lx, 0)->text, NULL, 10);
+        lx->i++;
+        if (lx_op(lx, ",")) {
+            if (lx_peek(lx, 0)->kind != TK_NUMBER)
+                return syntax_near(res, lx);
             offset = limit;
-            limit = strtoull(lx_peek(&lx, 0)->text, NULL, 10);
-            lx.i++;
+            limit = strtoull(lx_peek(lx, 0)->text, NULL, 10);
+            lx->i++;
         }
     }
-    if (!lx_at_end(&lx))
-        return syntax_near(res, &lx);
+    if (!lx_at_end(lx))
+        return syntax_near(res, lx);
     if (q->describe)
         limit = 0;
     srv_rs *rs = res_rows(res);
@@ -688,8 +756,7 @@ static int h_binlog_events(srv_conn *c, qstmt *q, srv_result *res)
     uint16_t code = 1220;
     cdch_err err;
     if (srv_catalog_binlog_events(c->srv->cat, file, from, offset, limit, binlog_event_cb, rs, &code, &err) != 0) {
-        srv_rs_free(rs);
-        srv_rs_init(rs);
+        rows_drop(rs);
         return res_err(res, code, "HY000", "%s", err.msg);
     }
     return 0;
@@ -699,20 +766,16 @@ static int h_binlog_events(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_show_databases(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kw(&lx, "SHOW");
-    if (!lx_kw(&lx, "DATABASES"))
-        lx_kw(&lx, "SCHEMAS");
+    sql_lex *lx = &q->lx;
+    lx_kw(lx, "SHOW");
+    if (!lx_kw(lx, "DATABASES"))
+        lx_kw(lx, "SCHEMAS");
     srv_rs all;
     srv_rs_init(&all);
     srv_rs_col(&all, "Database", CDCH_T_VAR_STRING);
     for (size_t i = 0; i < srv_schema_ndbs(c->srv); i++)
         srv_rs_str(&all, srv_schema_db(c->srv, i));
-    show_filter(c, q, &lx, &all, 0, res);
-    srv_rs_free(&all);
-    return 0;
+    return show_rows(c, q, &all, res);
 }
 
 static int cmp_tables(const void *a, const void *b)
@@ -720,23 +783,29 @@ static int cmp_tables(const void *a, const void *b)
     return strcmp((*(const cdch_sc_table *const *)a)->name, (*(const cdch_sc_table *const *)b)->name);
 }
 
+/* SHOW TABLES / TABLE STATUS [FROM | IN db]: the database (the connection's
+ * by default), or NULL with the error in res. */
+static const char *show_db(srv_conn *c, sql_lex *lx, srv_result *res)
+{
+    const char *db = c->db[0] ? c->db : NULL;
+    if ((lx_kw(lx, "FROM") || lx_kw(lx, "IN")) && !(db = lx_name(lx)))
+        return syntax_near(res, lx), NULL;
+    if (!db)
+        return res_err(res, 1046, "3D000", "No database selected"), NULL;
+    if (!srv_db_exists(c->srv, db))
+        return res_err(res, 1049, "42000", "Unknown database '%s'", db), NULL;
+    return db;
+}
+
 static int h_show_tables(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kw(&lx, "SHOW");
-    bool full = lx_kw(&lx, "FULL");
-    lx_kw(&lx, "TABLES");
-    const char *db = c->db[0] ? c->db : NULL;
-    if (lx_kw(&lx, "FROM") || lx_kw(&lx, "IN")) {
-        if (!(db = lx_name(&lx)))
-            return syntax_near(res, &lx);
-    }
+    sql_lex *lx = &q->lx;
+    lx_kw(lx, "SHOW");
+    bool full = lx_kw(lx, "FULL");
+    lx_kw(lx, "TABLES");
+    const char *db = show_db(c, lx, res);
     if (!db)
-        return res_err(res, 1046, "3D000", "No database selected");
-    if (!srv_db_exists(c->srv, db))
-        return res_err(res, 1049, "42000", "Unknown database '%s'", db);
+        return 0;
     srv_rs all;
     srv_rs_init(&all);
     char cname[128];
@@ -757,32 +826,20 @@ static int h_show_tables(srv_conn *c, qstmt *q, srv_result *res)
             srv_rs_str(&all, "BASE TABLE");
     }
     free(ts);
-    show_filter(c, q, &lx, &all, 0, res);
-    srv_rs_free(&all);
-    return 0;
+    return show_rows(c, q, &all, res);
 }
 
 static int h_table_status(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kws(&lx, "SHOW TABLE STATUS");
-    const char *db = c->db[0] ? c->db : NULL;
-    if (lx_kw(&lx, "FROM") || lx_kw(&lx, "IN")) {
-        if (!(db = lx_name(&lx)))
-            return syntax_near(res, &lx);
-    }
+    sql_lex *lx = &q->lx;
+    lx_kws(lx, "SHOW TABLE STATUS");
+    const char *db = show_db(c, lx, res);
     if (!db)
-        return res_err(res, 1046, "3D000", "No database selected");
-    if (!srv_db_exists(c->srv, db))
-        return res_err(res, 1049, "42000", "Unknown database '%s'", db);
+        return 0;
     srv_rs all;
     srv_rs_init(&all);
     srv_schema_table_status_rs(c->srv, db, &all);
-    show_filter(c, q, &lx, &all, 0, res);
-    srv_rs_free(&all);
-    return 0;
+    return show_rows(c, q, &all, res);
 }
 
 static const cdch_sc_table *find_table(srv_conn *c, sql_lex *lx, srv_result *res)
@@ -808,15 +865,13 @@ static const cdch_sc_table *find_table(srv_conn *c, sql_lex *lx, srv_result *res
 
 static int h_show_create_table(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kws(&lx, "SHOW CREATE TABLE");
-    const cdch_sc_table *t = find_table(c, &lx, res);
+    sql_lex *lx = &q->lx;
+    lx_kws(lx, "SHOW CREATE TABLE");
+    const cdch_sc_table *t = find_table(c, lx, res);
     if (!t)
         return 0;
-    if (!lx_at_end(&lx))
-        return syntax_near(res, &lx);
+    if (!lx_at_end(lx))
+        return syntax_near(res, lx);
     srv_rs *rs = res_rows(res);
     srv_rs_col(rs, "Table", CDCH_T_VAR_STRING);
     srv_rs_col(rs, "Create Table", CDCH_T_VAR_STRING)->length = 1024 * 4;
@@ -830,16 +885,14 @@ static int h_show_create_table(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_show_create_db(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kws(&lx, "SHOW CREATE");
-    if (!lx_kw(&lx, "DATABASE"))
-        lx_kw(&lx, "SCHEMA");
-    lx_kws(&lx, "IF NOT EXISTS");
-    const char *db = lx_name(&lx);
-    if (!db || !lx_at_end(&lx))
-        return syntax_near(res, &lx);
+    sql_lex *lx = &q->lx;
+    lx_kws(lx, "SHOW CREATE");
+    if (!lx_kw(lx, "DATABASE"))
+        lx_kw(lx, "SCHEMA");
+    lx_kws(lx, "IF NOT EXISTS");
+    const char *db = lx_name(lx);
+    if (!db || !lx_at_end(lx))
+        return syntax_near(res, lx);
     const cdch_sc_database *d = srv_schema_sc_db(c->srv, db);
     cdch_buf b = CDCH_BUF_INIT;
     if (d) {
@@ -861,30 +914,28 @@ static int h_show_create_db(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_show_columns(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
+    sql_lex *lx = &q->lx;
     bool full = false;
-    if (lx_kw(&lx, "SHOW")) {
-        full = lx_kw(&lx, "FULL");
-        if (!lx_kw(&lx, "COLUMNS"))
-            lx_kw(&lx, "FIELDS");
-        if (!lx_kw(&lx, "FROM"))
-            lx_kw(&lx, "IN");
-    } else if (!lx_kw(&lx, "DESCRIBE") && !lx_kw(&lx, "DESC") && !lx_kw(&lx, "EXPLAIN")) {
+    if (lx_kw(lx, "SHOW")) {
+        full = lx_kw(lx, "FULL");
+        if (!lx_kw(lx, "COLUMNS"))
+            lx_kw(lx, "FIELDS");
+        if (!lx_kw(lx, "FROM"))
+            lx_kw(lx, "IN");
+    } else if (!lx_kw(lx, "DESCRIBE") && !lx_kw(lx, "DESC") && !lx_kw(lx, "EXPLAIN")) {
         return 1;
     }
-    if (lx_is_kw(&lx, 0, "SELECT") || lx_is_kw(&lx, 0, "FORMAT") || lx_is_kw(&lx, 0, "ANALYZE"))
+    if (lx_is_kw(lx, 0, "SELECT") || lx_is_kw(lx, 0, "FORMAT") || lx_is_kw(lx, 0, "ANALYZE"))
         return 1; /* EXPLAIN SELECT: not a table description */
-    const cdch_sc_table *t = find_table(c, &lx, res);
+    const cdch_sc_table *t = find_table(c, lx, res);
     if (!t)
         return 0;
     srv_rs all;
     srv_rs_init(&all);
     srv_schema_columns_rs(t, full, &all);
-    if (lx_peek(&lx, 0)->kind == TK_IDENT && !lx_is_kw(&lx, 0, "LIKE") && !lx_is_kw(&lx, 0, "WHERE")) {
+    if (lx_peek(lx, 0)->kind == TK_IDENT && !lx_is_kw(lx, 0, "LIKE") && !lx_is_kw(lx, 0, "WHERE")) {
         /* DESCRIBE t col */
-        const char *col = lx_name(&lx);
+        const char *col = lx_name(lx);
         srv_rs *out = res_rows(res);
         copy_cols(out, &all);
         for (size_t r = 0; r < srv_rs_nrows(&all); r++) {
@@ -894,7 +945,7 @@ static int h_show_columns(srv_conn *c, qstmt *q, srv_result *res)
                 copy_row(out, &all, r);
         }
     } else {
-        show_filter(c, q, &lx, &all, 0, res);
+        show_filter(c, q, &all, res);
     }
     srv_rs_free(&all);
     return 0;
@@ -902,24 +953,20 @@ static int h_show_columns(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_show_index(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kw(&lx, "SHOW");
-    lx_kw(&lx, "EXTENDED");
-    if (!lx_kw(&lx, "INDEX") && !lx_kw(&lx, "INDEXES"))
-        lx_kw(&lx, "KEYS");
-    if (!lx_kw(&lx, "FROM"))
-        lx_kw(&lx, "IN");
-    const cdch_sc_table *t = find_table(c, &lx, res);
+    sql_lex *lx = &q->lx;
+    lx_kw(lx, "SHOW");
+    lx_kw(lx, "EXTENDED");
+    if (!lx_kw(lx, "INDEX") && !lx_kw(lx, "INDEXES"))
+        lx_kw(lx, "KEYS");
+    if (!lx_kw(lx, "FROM"))
+        lx_kw(lx, "IN");
+    const cdch_sc_table *t = find_table(c, lx, res);
     if (!t)
         return 0;
     srv_rs all;
     srv_rs_init(&all);
     srv_schema_index_rs(t, &all);
-    show_filter(c, q, &lx, &all, 0, res);
-    srv_rs_free(&all);
-    return 0;
+    return show_rows(c, q, &all, res);
 }
 
 static int h_show_grants(srv_conn *c, qstmt *q, srv_result *res)
@@ -1003,14 +1050,12 @@ static int h_replicas(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_show_charset(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
+    sql_lex *lx = &q->lx;
     bool collation = srv_ci_contains(q->sql, "COLLATION") && !srv_ci_contains(q->sql, "CHARACTER SET") &&
                      !srv_ci_contains(q->sql, "CHARSET");
-    lx_kw(&lx, "SHOW");
-    if (!lx_kws(&lx, "CHARACTER SET") && !lx_kw(&lx, "CHARSET"))
-        lx_kw(&lx, "COLLATION");
+    lx_kw(lx, "SHOW");
+    if (!lx_kws(lx, "CHARACTER SET") && !lx_kw(lx, "CHARSET"))
+        lx_kw(lx, "COLLATION");
     srv_rs src, all;
     srv_rs_init(&src);
     srv_rs_init(&all);
@@ -1030,10 +1075,8 @@ static int h_show_charset(srv_conn *c, qstmt *q, srv_result *res)
     }
     for (size_t r = 0; r < srv_rs_nrows(&src); r++)
         copy_row(&all, &src, r);
-    show_filter(c, q, &lx, &all, 0, res);
     srv_rs_free(&src);
-    srv_rs_free(&all);
-    return 0;
+    return show_rows(c, q, &all, res);
 }
 
 static int h_show_engines(srv_conn *c, qstmt *q, srv_result *res)
@@ -1096,107 +1139,111 @@ static int set_charset(srv_conn *c, const char *cs, const char *coll, sql_ctx *c
     return 0;
 }
 
+/* SET NAMES cs [COLLATE coll] (names) or SET CHARACTER SET | CHARSET cs. */
+static int set_names(srv_conn *c, qstmt *q, sql_lex *lx, sql_ctx *cx, bool names, srv_result *res)
+{
+    const char *cs = lx_name(lx), *coll = NULL;
+    if (!cs)
+        return syntax_near(res, lx);
+    if (names && lx_kw(lx, "COLLATE") && !(coll = lx_name(lx)))
+        return syntax_near(res, lx);
+    if (!lx_at_end(lx))
+        return syntax_near(res, lx);
+    if (!q->describe && set_charset(c, cs, coll, cx) != 0)
+        return res_cx(res, cx);
+    return res_ok(res);
+}
+
+/* The variable an assignment of SET names: [GLOBAL|SESSION|...] name,
+ * @user or @@[scope.]name. NULL (syntax error sent) if none. */
+static const char *set_target(sql_lex *lx, bool *global, bool *user, srv_result *res)
+{
+    *global = *user = false;
+    if (lx_kw(lx, "GLOBAL") || lx_kw(lx, "PERSIST") || lx_kw(lx, "PERSIST_ONLY"))
+        *global = true;
+    else if (lx_kw(lx, "SESSION") || lx_kw(lx, "LOCAL"))
+        *global = false;
+    const sql_tok *t = lx_peek(lx, 0);
+    const char *name = t->text;
+    if (t->kind == TK_USERVAR) {
+        *user = true;
+        lx->i++;
+    } else if (t->kind == TK_SYSVAR) {
+        *global = t->scope == 'g';
+        lx->i++;
+    } else if (t->kind == TK_IDENT || t->kind == TK_QIDENT) {
+        lx->i++;
+        while (lx_op(lx, ".")) { /* structured variable a.b */
+            if (!(name = lx_name(lx)))
+                return syntax_near(res, lx), NULL;
+        }
+    } else {
+        return syntax_near(res, lx), NULL;
+    }
+    return name;
+}
+
+/* One assignment: target = expr | DEFAULT. 0, or -1 with the response set. */
+static int set_assignment(srv_conn *c, qstmt *q, sql_lex *lx, sql_ctx *cx, srv_result *res)
+{
+    bool global, user;
+    const char *name = set_target(lx, &global, &user, res);
+    if (!name)
+        return -1;
+    if (!lx_op(lx, "=") && !lx_op(lx, ":="))
+        return syntax_near(res, lx), -1;
+    qval v = {0};
+    bool is_default = false;
+    if (lx_is_kw(lx, 0, "DEFAULT") &&
+        (lx_peek(lx, 1)->kind == TK_END || (lx_peek(lx, 1)->kind == TK_OP && !strcmp(lx_peek(lx, 1)->text, ",")))) {
+        lx->i++;
+        is_default = true;
+    } else {
+        cx->ident_as_string = !user;
+        sql_expr *e = sql_parse_expr(lx, cx);
+        cx->ident_as_string = false;
+        if (!e || (!q->describe && sql_eval(e, cx, &v) != 0))
+            return res_cx(res, cx), -1;
+    }
+    if (q->describe)
+        return 0;
+    size_t n;
+    const char *text = qv_text(&v, q->a, &n);
+    if (user) {
+        conn_set_uservar(c, name, text, text == NULL);
+    } else if (is_default) {
+        size_t i = srv_var_index(c->sysvars, c->nsysvars, name);
+        if (i < c->nsysvars)
+            c->sysvars[i] = c->sysvars[--c->nsysvars];
+        if (!strcasecmp(name, "autocommit"))
+            c->status |= SERVER_STATUS_AUTOCOMMIT;
+    } else if (srv_sysvar_set(c, name, text, text == NULL, global, cx) != 0) {
+        return res_cx(res, cx), -1;
+    }
+    return 0;
+}
+
 static int h_set(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
+    sql_lex *lx = &q->lx;
     sql_ctx cx;
     ctx_init(&cx, c, q->a);
-    lx_kw(&lx, "SET");
-    if (lx_kw(&lx, "NAMES")) {
-        const char *cs = lx_name(&lx), *coll = NULL;
-        if (!cs)
-            return syntax_near(res, &lx);
-        if (lx_kw(&lx, "COLLATE") && !(coll = lx_name(&lx)))
-            return syntax_near(res, &lx);
-        if (!lx_at_end(&lx))
-            return syntax_near(res, &lx);
-        if (!q->describe && set_charset(c, cs, coll, &cx) != 0)
-            return res_cx(res, &cx);
-        return res_ok(res);
-    }
-    if (lx_kws(&lx, "CHARACTER SET") || lx_kw(&lx, "CHARSET")) {
-        const char *cs = lx_name(&lx);
-        if (!cs || !lx_at_end(&lx))
-            return syntax_near(res, &lx);
-        if (!q->describe && set_charset(c, cs, NULL, &cx) != 0)
-            return res_cx(res, &cx);
-        return res_ok(res);
-    }
-    {
-        size_t save = lx.i;
-        (void)(lx_kw(&lx, "GLOBAL") || lx_kw(&lx, "SESSION") || lx_kw(&lx, "LOCAL") || lx_kw(&lx, "PERSIST"));
-        if (lx_kw(&lx, "TRANSACTION"))
-            return res_ok(res); /* isolation level / access mode: accepted */
-        lx.i = save;
-    }
-    for (;;) {
-        bool global = false, user = false;
-        const char *name = NULL;
-        if (lx_kw(&lx, "GLOBAL") || lx_kw(&lx, "PERSIST") || lx_kw(&lx, "PERSIST_ONLY"))
-            global = true;
-        else if (lx_kw(&lx, "SESSION") || lx_kw(&lx, "LOCAL"))
-            global = false;
-        const sql_tok *t = lx_peek(&lx, 0);
-        if (t->kind == TK_USERVAR) {
-            user = true;
-            name = t->text;
-            lx.i++;
-        } else if (t->kind == TK_SYSVAR) {
-            name = t->text;
-            global = t->scope == 'g';
-            lx.i++;
-        } else if (t->kind == TK_IDENT || t->kind == TK_QIDENT) {
-            name = t->text;
-            lx.i++;
-            while (lx_op(&lx, ".")) { /* structured variable a.b */
-                const char *b = lx_name(&lx);
-                if (!b)
-                    return syntax_near(res, &lx);
-                name = b;
-            }
-        } else {
-            return syntax_near(res, &lx);
-        }
-        if (!lx_op(&lx, "=") && !lx_op(&lx, ":="))
-            return syntax_near(res, &lx);
-        qval v = {0};
-        bool is_default = false;
-        if (lx_is_kw(&lx, 0, "DEFAULT") &&
-            (lx_peek(&lx, 1)->kind == TK_END || (lx_peek(&lx, 1)->kind == TK_OP && !strcmp(lx_peek(&lx, 1)->text, ",")))) {
-            lx.i++;
-            is_default = true;
-        } else {
-            cx.ident_as_string = !user;
-            sql_expr *e = sql_parse_expr(&lx, &cx);
-            cx.ident_as_string = false;
-            if (!e)
-                return res_cx(res, &cx);
-            if (!q->describe && sql_eval(e, &cx, &v) != 0)
-                return res_cx(res, &cx);
-        }
-        if (!q->describe) {
-            size_t n;
-            const char *text = qv_text(&v, q->a, &n);
-            if (user) {
-                conn_set_uservar(c, name, text, text == NULL);
-            } else if (is_default) {
-                size_t i = srv_var_index(c->sysvars, c->nsysvars, name);
-                if (i < c->nsysvars)
-                    c->sysvars[i] = c->sysvars[--c->nsysvars];
-                if (!strcasecmp(name, "autocommit"))
-                    c->status |= SERVER_STATUS_AUTOCOMMIT;
-            } else if (srv_sysvar_set(c, name, text, text == NULL, global, &cx) != 0) {
-                return res_cx(res, &cx);
-            }
-        }
-        if (lx_op(&lx, ","))
-            continue;
-        if (!lx_at_end(&lx))
-            return syntax_near(res, &lx);
-        break;
-    }
+    lx_kw(lx, "SET");
+    if (lx_kw(lx, "NAMES"))
+        return set_names(c, q, lx, &cx, true, res);
+    if (lx_kws(lx, "CHARACTER SET") || lx_kw(lx, "CHARSET"))
+        return set_names(c, q, lx, &cx, false, res);
+    size_t save = lx->i;
+    (void)(lx_kw(lx, "GLOBAL") || lx_kw(lx, "SESSION") || lx_kw(lx, "LOCAL") || lx_kw(lx, "PERSIST"));
+    if (lx_kw(lx, "TRANSACTION"))
+        return res_ok(res); /* isolation level / access mode: accepted */
+    lx->i = save;
+    do {
+        if (set_assignment(c, q, lx, &cx, res) != 0)
+            return 0;
+    } while (lx_op(lx, ","));
+    if (!lx_at_end(lx))
+        return syntax_near(res, lx);
     return res_ok(res);
 }
 
@@ -1235,13 +1282,11 @@ static int h_flush_privileges(srv_conn *c, qstmt *q, srv_result *res)
 
 static int h_use(srv_conn *c, qstmt *q, srv_result *res)
 {
-    sql_lex lx;
-    if (lex(q, &lx, res) != 0)
-        return 0;
-    lx_kw(&lx, "USE");
-    const char *db = lx_name(&lx);
-    if (!db || !lx_at_end(&lx))
-        return syntax_near(res, &lx);
+    sql_lex *lx = &q->lx;
+    lx_kw(lx, "USE");
+    const char *db = lx_name(lx);
+    if (!db || !lx_at_end(lx))
+        return syntax_near(res, lx);
     if (!srv_db_exists(c->srv, db))
         return res_err(res, 1049, "42000", "Unknown database '%s'", db);
     if (!q->describe)
@@ -1288,45 +1333,46 @@ static int h_read_only(srv_conn *c, qstmt *q, srv_result *res)
 typedef struct qpattern {
     const char *re;
     qhandler h;
+    bool lexed; /* tokenise the statement into q->lx first (a lexer error answers it) */
 } qpattern;
 
 static const qpattern k_patterns[] = {
-    {"^SELECT\\s", h_select},
-    {"^SHOW\\s+((GLOBAL|SESSION|LOCAL)\\s+)?(VARIABLES|STATUS)(\\s.*)?$", h_show_vars},
-    {"^SHOW\\s+MASTER\\s+STATUS$", h_master_status},
-    {"^SHOW\\s+BINARY\\s+LOG\\s+STATUS$", h_binlog_status},
-    {"^SHOW\\s+(BINARY|MASTER)\\s+LOGS$", h_binary_logs},
-    {"^SHOW\\s+BINLOG\\s+EVENTS(\\s.*)?$", h_binlog_events},
-    {"^SHOW\\s+(DATABASES|SCHEMAS)(\\s.*)?$", h_show_databases},
-    {"^SHOW\\s+(FULL\\s+)?TABLES(\\s.*)?$", h_show_tables},
-    {"^SHOW\\s+TABLE\\s+STATUS(\\s.*)?$", h_table_status},
-    {"^SHOW\\s+CREATE\\s+TABLE\\s+.+$", h_show_create_table},
-    {"^SHOW\\s+CREATE\\s+(DATABASE|SCHEMA)\\s+.+$", h_show_create_db},
-    {"^SHOW\\s+(FULL\\s+)?(COLUMNS|FIELDS)\\s+(FROM|IN)\\s+.+$", h_show_columns},
-    {"^(DESC|DESCRIBE|EXPLAIN)\\s+.+$", h_show_columns},
-    {"^SHOW\\s+(EXTENDED\\s+)?(INDEX|INDEXES|KEYS)\\s+(FROM|IN)\\s+.+$", h_show_index},
-    {"^SHOW\\s+GRANTS(\\s.*)?$", h_show_grants},
-    {"^SHOW\\s+(FULL\\s+)?PROCESSLIST$", h_processlist},
-    {"^SHOW\\s+(COUNT\\(\\*\\)\\s+)?(WARNINGS|ERRORS)(\\s.*)?$", h_show_warnings},
-    {"^SHOW\\s+(SLAVE|REPLICA)\\s+STATUS(\\s.*)?$", h_replica_status},
-    {"^SHOW\\s+(SLAVE\\s+HOSTS|REPLICAS)$", h_replicas},
-    {"^SHOW\\s+(CHARACTER\\s+SET|CHARSET|COLLATION)(\\s.*)?$", h_show_charset},
-    {"^SHOW\\s+(STORAGE\\s+)?ENGINES$", h_show_engines},
-    {"^SHOW\\s+PLUGINS$", h_show_plugins},
-    {"^SET\\s.+$", h_set},
-    {"^(BEGIN(\\s+WORK)?|START\\s+TRANSACTION(\\s.*)?|XA\\s+START.*)$", h_begin},
-    {"^(COMMIT|ROLLBACK)(\\s+WORK)?(\\s+AND\\s+(NO\\s+)?CHAIN)?(\\s+(NO\\s+)?RELEASE)?$", h_commit},
-    {"^(SAVEPOINT|RELEASE\\s+SAVEPOINT|ROLLBACK\\s+(WORK\\s+)?TO)\\s.+$", h_ok},
-    {"^FLUSH\\s+PRIVILEGES$", h_flush_privileges},
-    {"^FLUSH\\s+((LOCAL|NO_WRITE_TO_BINLOG)\\s+)?(TABLES?|LOGS|BINARY\\s+LOGS|STATUS|HOSTS)(\\s.*)?$", h_ok},
-    {"^UNLOCK\\s+(TABLES?|INSTANCE)$", h_ok},
-    {"^LOCK\\s+(TABLES?\\s.+|INSTANCE\\s+FOR\\s+BACKUP)$", h_ok},
-    {"^DO\\s.+$", h_ok},
-    {"^USE\\s.+$", h_use},
-    {"^KILL\\s+((CONNECTION|QUERY)\\s+)?([0-9]+)$", h_kill},
+    {"^SELECT\\s", h_select, true},
+    {"^SHOW\\s+((GLOBAL|SESSION|LOCAL)\\s+)?(VARIABLES|STATUS)(\\s.*)?$", h_show_vars, true},
+    {"^SHOW\\s+MASTER\\s+STATUS$", h_master_status, false},
+    {"^SHOW\\s+BINARY\\s+LOG\\s+STATUS$", h_binlog_status, false},
+    {"^SHOW\\s+(BINARY|MASTER)\\s+LOGS$", h_binary_logs, false},
+    {"^SHOW\\s+BINLOG\\s+EVENTS(\\s.*)?$", h_binlog_events, true},
+    {"^SHOW\\s+(DATABASES|SCHEMAS)(\\s.*)?$", h_show_databases, true},
+    {"^SHOW\\s+(FULL\\s+)?TABLES(\\s.*)?$", h_show_tables, true},
+    {"^SHOW\\s+TABLE\\s+STATUS(\\s.*)?$", h_table_status, true},
+    {"^SHOW\\s+CREATE\\s+TABLE\\s+.+$", h_show_create_table, true},
+    {"^SHOW\\s+CREATE\\s+(DATABASE|SCHEMA)\\s+.+$", h_show_create_db, true},
+    {"^SHOW\\s+(FULL\\s+)?(COLUMNS|FIELDS)\\s+(FROM|IN)\\s+.+$", h_show_columns, true},
+    {"^(DESC|DESCRIBE|EXPLAIN)\\s+.+$", h_show_columns, true},
+    {"^SHOW\\s+(EXTENDED\\s+)?(INDEX|INDEXES|KEYS)\\s+(FROM|IN)\\s+.+$", h_show_index, true},
+    {"^SHOW\\s+GRANTS(\\s.*)?$", h_show_grants, false},
+    {"^SHOW\\s+(FULL\\s+)?PROCESSLIST$", h_processlist, false},
+    {"^SHOW\\s+(COUNT\\(\\*\\)\\s+)?(WARNINGS|ERRORS)(\\s.*)?$", h_show_warnings, false},
+    {"^SHOW\\s+(SLAVE|REPLICA)\\s+STATUS(\\s.*)?$", h_replica_status, false},
+    {"^SHOW\\s+(SLAVE\\s+HOSTS|REPLICAS)$", h_replicas, false},
+    {"^SHOW\\s+(CHARACTER\\s+SET|CHARSET|COLLATION)(\\s.*)?$", h_show_charset, true},
+    {"^SHOW\\s+(STORAGE\\s+)?ENGINES$", h_show_engines, false},
+    {"^SHOW\\s+PLUGINS$", h_show_plugins, false},
+    {"^SET\\s.+$", h_set, true},
+    {"^(BEGIN(\\s+WORK)?|START\\s+TRANSACTION(\\s.*)?|XA\\s+START.*)$", h_begin, false},
+    {"^(COMMIT|ROLLBACK)(\\s+WORK)?(\\s+AND\\s+(NO\\s+)?CHAIN)?(\\s+(NO\\s+)?RELEASE)?$", h_commit, false},
+    {"^(SAVEPOINT|RELEASE\\s+SAVEPOINT|ROLLBACK\\s+(WORK\\s+)?TO)\\s.+$", h_ok, false},
+    {"^FLUSH\\s+PRIVILEGES$", h_flush_privileges, false},
+    {"^FLUSH\\s+((LOCAL|NO_WRITE_TO_BINLOG)\\s+)?(TABLES?|LOGS|BINARY\\s+LOGS|STATUS|HOSTS)(\\s.*)?$", h_ok, false},
+    {"^UNLOCK\\s+(TABLES?|INSTANCE)$", h_ok, false},
+    {"^LOCK\\s+(TABLES?\\s.+|INSTANCE\\s+FOR\\s+BACKUP)$", h_ok, false},
+    {"^DO\\s.+$", h_ok, false},
+    {"^USE\\s.+$", h_use, true},
+    {"^KILL\\s+((CONNECTION|QUERY)\\s+)?([0-9]+)$", h_kill, false},
     {"^(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|TRUNCATE|RENAME|GRANT|REVOKE|LOAD|PURGE|RESET|CHANGE|"
      "START\\s+(SLAVE|REPLICA)|STOP\\s+(SLAVE|REPLICA)|INSTALL|UNINSTALL)\\s",
-     h_read_only},
+     h_read_only, false},
 };
 #define N_PATTERNS (sizeof k_patterns / sizeof k_patterns[0])
 
@@ -1366,10 +1412,12 @@ static void compile_patterns(void)
 static void exec_one(srv_conn *c, const char *stmt, bool describe, cdch_arena *a, srv_result *res)
 {
     pthread_once(&g_rx_once, compile_patterns);
-    qstmt q = {stmt, {{0}}, describe, a};
+    qstmt q = {stmt, {{0}}, describe, a, {0}};
     for (size_t i = 0; i < N_PATTERNS; i++) {
         if (regexec(&g_rx[i], stmt, 10, q.m, 0) != 0)
             continue;
+        if (k_patterns[i].lexed && lex(&q, &q.lx, res) != 0)
+            return;
         if (k_patterns[i].h(c, &q, res) == 0)
             return;
         srv_result_free(res);
