@@ -89,6 +89,51 @@ static bool is_enum_set(const cdch_coldef *col)
     return col->real_type == CDCH_T_ENUM || col->real_type == CDCH_T_SET;
 }
 
+/* DEFAULT_CHARSET / ENUM_AND_SET_DEFAULT_CHARSET: a default collation for
+ * the character (or ENUM/SET) columns, then (index, collation) exceptions. */
+static void opt_default_charset(cdch_table_map *tm, bool es, cdch_cursor *v, bool *bad)
+{
+    size_t n = tm->ncols;
+    uint64_t def = cdch_get_lenenc(v, bad);
+    for (size_t i = 0; i < n; i++)
+        if (es ? is_enum_set(&tm->cols[i]) : is_character(&tm->cols[i]))
+            tm->cols[i].collation = (uint32_t)def;
+    while (!v->overrun && !*bad && cdch_cur_left(v) > 0) {
+        uint64_t idx = cdch_get_lenenc(v, bad);
+        uint64_t coll = cdch_get_lenenc(v, bad);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!(es ? is_enum_set(&tm->cols[i]) : is_character(&tm->cols[i])))
+                continue;
+            if (k++ == idx)
+                tm->cols[i].collation = (uint32_t)coll;
+        }
+    }
+}
+
+/* SET_STR_VALUE / ENUM_STR_VALUE: the member labels of every column of real
+ * type `want` (copied into the arena). */
+static int opt_labels(const ev_dctx *x, cdch_table_map *tm, uint8_t want, cdch_cursor *v, bool *bad, cdch_err *err)
+{
+    for (size_t i = 0; i < tm->ncols && !v->overrun && !*bad; i++) {
+        if (tm->cols[i].real_type != want)
+            continue;
+        uint64_t count = cdch_get_lenenc(v, bad);
+        if (count > cdch_cur_left(v))
+            return ev_fail(x, v, err, "TABLE_MAP %s metadata lists %llu members in %zu bytes",
+                           want == CDCH_T_SET ? "SET" : "ENUM", (unsigned long long)count, cdch_cur_left(v));
+        const char **labels = cdch_arena_alloc(x->a, (size_t)(count ? count : 1) * sizeof *labels);
+        for (uint64_t k = 0; k < count && !v->overrun && !*bad; k++) {
+            uint64_t len = cdch_get_lenenc(v, bad);
+            const uint8_t *s = cdch_get_bytes(v, (size_t)len);
+            labels[k] = s ? cdch_arena_memdup(x->a, s, (size_t)len) : "";
+        }
+        tm->cols[i].labels = labels;
+        tm->cols[i].nlabels = (size_t)count;
+    }
+    return 0;
+}
+
 /* Apply one optional-metadata TLV to the column definitions. */
 static int apply_opt(const ev_dctx *x, cdch_table_map *tm, uint8_t type, cdch_cursor v, cdch_err *err)
 {
@@ -108,25 +153,9 @@ static int apply_opt(const ev_dctx *x, cdch_table_map *tm, uint8_t type, cdch_cu
         break;
     }
     case CDCH_OPT_DEFAULT_CHARSET:
-    case CDCH_OPT_ENUM_AND_SET_DEFAULT_CHARSET: {
-        bool es = type == CDCH_OPT_ENUM_AND_SET_DEFAULT_CHARSET;
-        uint64_t def = cdch_get_lenenc(&v, &bad);
-        for (size_t i = 0; i < n; i++)
-            if (es ? is_enum_set(&tm->cols[i]) : is_character(&tm->cols[i]))
-                tm->cols[i].collation = (uint32_t)def;
-        while (!v.overrun && !bad && cdch_cur_left(&v) > 0) {
-            uint64_t idx = cdch_get_lenenc(&v, &bad);
-            uint64_t coll = cdch_get_lenenc(&v, &bad);
-            size_t k = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (!(es ? is_enum_set(&tm->cols[i]) : is_character(&tm->cols[i])))
-                    continue;
-                if (k++ == idx)
-                    tm->cols[i].collation = (uint32_t)coll;
-            }
-        }
+    case CDCH_OPT_ENUM_AND_SET_DEFAULT_CHARSET:
+        opt_default_charset(tm, type == CDCH_OPT_ENUM_AND_SET_DEFAULT_CHARSET, &v, &bad);
         break;
-    }
     case CDCH_OPT_COLUMN_CHARSET:
     case CDCH_OPT_ENUM_AND_SET_COLUMN_CHARSET: {
         bool es = type == CDCH_OPT_ENUM_AND_SET_COLUMN_CHARSET;
@@ -144,27 +173,10 @@ static int apply_opt(const ev_dctx *x, cdch_table_map *tm, uint8_t type, cdch_cu
         }
         break;
     case CDCH_OPT_SET_STR_VALUE:
-    case CDCH_OPT_ENUM_STR_VALUE: {
-        uint8_t want = type == CDCH_OPT_SET_STR_VALUE ? CDCH_T_SET : CDCH_T_ENUM;
-        for (size_t i = 0; i < n && !v.overrun && !bad; i++) {
-            if (tm->cols[i].real_type != want)
-                continue;
-            uint64_t count = cdch_get_lenenc(&v, &bad);
-            if (count > cdch_cur_left(&v))
-                return ev_fail(x, &v, err, "TABLE_MAP %s metadata lists %llu members in %zu bytes",
-                               want == CDCH_T_SET ? "SET" : "ENUM", (unsigned long long)count,
-                               cdch_cur_left(&v));
-            const char **labels = cdch_arena_alloc(x->a, (size_t)(count ? count : 1) * sizeof *labels);
-            for (uint64_t k = 0; k < count && !v.overrun && !bad; k++) {
-                uint64_t len = cdch_get_lenenc(&v, &bad);
-                const uint8_t *s = cdch_get_bytes(&v, (size_t)len);
-                labels[k] = s ? cdch_arena_memdup(x->a, s, (size_t)len) : "";
-            }
-            tm->cols[i].labels = labels;
-            tm->cols[i].nlabels = (size_t)count;
-        }
+    case CDCH_OPT_ENUM_STR_VALUE:
+        if (opt_labels(x, tm, type == CDCH_OPT_SET_STR_VALUE ? CDCH_T_SET : CDCH_T_ENUM, &v, &bad, err) < 0)
+            return -1;
         break;
-    }
     case CDCH_OPT_GEOMETRY_TYPE:
         for (size_t i = 0; i < n && !v.overrun && !bad; i++)
             if (tm->cols[i].type == CDCH_T_GEOMETRY)
