@@ -193,75 +193,85 @@ static const char *type_name(const cdch_json *j)
     }
 }
 
-static cdch_json *apply(apply_ctx *x, const cdch_json *node, const leg *legs, size_t n, size_t depth)
+static cdch_json *apply(apply_ctx *x, const cdch_json *node, const leg *legs, size_t n, size_t depth);
+
+/* A member leg: node must be an object; the copy c gets the member
+ * replaced, removed or inserted (last leg) or rebuilt below (inner leg). */
+static cdch_json *apply_member(apply_ctx *x, const cdch_json *node, cdch_json *c, const leg *legs, size_t n,
+                               size_t depth)
 {
     const leg *l = &legs[0];
     bool last = n == 1;
-    cdch_json *c = cdch_arena_alloc(x->a, sizeof *c);
-    *c = *node;
-    if (!l->is_index) {
-        if (node->type != CDCH_JSON_OBJECT) {
-            cdch_err_set(x->err, "JSON path '%s' does not exist: leg %zu needs an object but the value is %s",
-                         x->path, depth + 1, type_name(node));
-            return NULL;
-        }
-        size_t cnt = node->u.obj.count, at = cnt;
-        bool found = false;
-        for (size_t i = 0; i < cnt; i++) {
-            int k = key_cmp(node->u.obj.members[i].key, node->u.obj.members[i].key_len, l->key, l->klen);
-            if (k == 0) {
-                at = i;
-                found = true;
-                break;
-            }
-            if (k > 0) {
-                at = i;
-                break;
-            }
-        }
-        if (!found && (!last || x->op != CDCH_JSON_DIFF_INSERT)) {
-            cdch_err_set(x->err, "JSON path '%s' does not exist in the before value (no member '%.*s')%s", x->path,
-                         (int)l->klen, l->key, last ? "; use op: insert to add it" : "");
-            return NULL;
-        }
-        if (found && last && x->op == CDCH_JSON_DIFF_INSERT) {
-            cdch_err_set(x->err, "JSON path '%s' already exists: use op: replace", x->path);
-            return NULL;
-        }
-        size_t ncnt = cnt + (last && x->op == CDCH_JSON_DIFF_INSERT) - (last && x->op == CDCH_JSON_DIFF_REMOVE);
-        cdch_json_member *m = ncnt ? cdch_arena_alloc(x->a, ncnt * sizeof *m) : NULL;
-        size_t k = 0;
-        for (size_t i = 0; i < cnt; i++) {
-            if (i == at) {
-                if (last && x->op == CDCH_JSON_DIFF_INSERT) {
-                    m[k].key = l->key;
-                    m[k].key_len = l->klen;
-                    m[k++].value = x->value;
-                } else if (last && x->op == CDCH_JSON_DIFF_REMOVE) {
-                    continue;
-                } else if (last) {
-                    m[k] = node->u.obj.members[i];
-                    m[k++].value = x->value;
-                    continue;
-                } else {
-                    m[k] = node->u.obj.members[i];
-                    m[k].value = apply(x, node->u.obj.members[i].value, legs + 1, n - 1, depth + 1);
-                    if (!m[k++].value)
-                        return NULL;
-                    continue;
-                }
-            }
-            m[k++] = node->u.obj.members[i];
-        }
-        if (at == cnt && last && x->op == CDCH_JSON_DIFF_INSERT) {
-            m[k].key = l->key;
-            m[k].key_len = l->klen;
-            m[k++].value = x->value;
-        }
-        c->u.obj.members = m;
-        c->u.obj.count = k;
-        return c;
+    if (node->type != CDCH_JSON_OBJECT) {
+        cdch_err_set(x->err, "JSON path '%s' does not exist: leg %zu needs an object but the value is %s",
+                     x->path, depth + 1, type_name(node));
+        return NULL;
     }
+    size_t cnt = node->u.obj.count, at = cnt;
+    bool found = false;
+    for (size_t i = 0; i < cnt; i++) {
+        int k = key_cmp(node->u.obj.members[i].key, node->u.obj.members[i].key_len, l->key, l->klen);
+        if (k == 0) {
+            at = i;
+            found = true;
+            break;
+        }
+        if (k > 0) {
+            at = i;
+            break;
+        }
+    }
+    if (!found && (!last || x->op != CDCH_JSON_DIFF_INSERT)) {
+        cdch_err_set(x->err, "JSON path '%s' does not exist in the before value (no member '%.*s')%s", x->path,
+                     (int)l->klen, l->key, last ? "; use op: insert to add it" : "");
+        return NULL;
+    }
+    if (found && last && x->op == CDCH_JSON_DIFF_INSERT) {
+        cdch_err_set(x->err, "JSON path '%s' already exists: use op: replace", x->path);
+        return NULL;
+    }
+    size_t ncnt = cnt + (last && x->op == CDCH_JSON_DIFF_INSERT) - (last && x->op == CDCH_JSON_DIFF_REMOVE);
+    cdch_json_member *m = ncnt ? cdch_arena_alloc(x->a, ncnt * sizeof *m) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        if (i == at) {
+            if (last && x->op == CDCH_JSON_DIFF_INSERT) {
+                m[k].key = l->key;
+                m[k].key_len = l->klen;
+                m[k++].value = x->value;
+            } else if (last && x->op == CDCH_JSON_DIFF_REMOVE) {
+                continue;
+            } else if (last) {
+                m[k] = node->u.obj.members[i];
+                m[k++].value = x->value;
+                continue;
+            } else {
+                m[k] = node->u.obj.members[i];
+                m[k].value = apply(x, node->u.obj.members[i].value, legs + 1, n - 1, depth + 1);
+                if (!m[k++].value)
+                    return NULL;
+                continue;
+            }
+        }
+        m[k++] = node->u.obj.members[i];
+    }
+    if (at == cnt && last && x->op == CDCH_JSON_DIFF_INSERT) {
+        m[k].key = l->key;
+        m[k].key_len = l->klen;
+        m[k++].value = x->value;
+    }
+    c->u.obj.members = m;
+    c->u.obj.count = k;
+    return c;
+}
+
+/* An array-index leg: node must be an array (an insert past the end
+ * appends). */
+static cdch_json *apply_element(apply_ctx *x, const cdch_json *node, cdch_json *c, const leg *legs, size_t n,
+                                size_t depth)
+{
+    const leg *l = &legs[0];
+    bool last = n == 1;
     if (node->type != CDCH_JSON_ARRAY) {
         cdch_err_set(x->err, "JSON path '%s' does not exist: leg %zu needs an array but the value is %s", x->path,
                      depth + 1, type_name(node));
@@ -301,6 +311,18 @@ static cdch_json *apply(apply_ctx *x, const cdch_json *node, const leg *legs, si
     c->u.arr.items = items;
     c->u.arr.count = k;
     return c;
+}
+
+/* A copy of node with the path legs[0..n) changed as x says (copies
+ * along the path, shares the rest); NULL with x->err set when the path
+ * does not fit the document. */
+static cdch_json *apply(apply_ctx *x, const cdch_json *node, const leg *legs, size_t n, size_t depth)
+{
+    cdch_json *c = cdch_arena_alloc(x->a, sizeof *c);
+    *c = *node;
+    if (!legs[0].is_index)
+        return apply_member(x, node, c, legs, n, depth);
+    return apply_element(x, node, c, legs, n, depth);
 }
 
 int cdch_json_path_apply(cdch_arena *a, cdch_json *root, int op, const char *path, size_t path_len, cdch_json *value,
