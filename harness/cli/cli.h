@@ -16,7 +16,9 @@
 
 #include "scenario.h"
 
-#define CDCH_VERSION "0.1.0"
+#ifndef CDCH_VERSION /* from CMake project(VERSION) */
+#define CDCH_VERSION "unknown"
+#endif
 
 /* Exit statuses shared by all subcommands. */
 enum {

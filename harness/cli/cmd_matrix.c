@@ -13,6 +13,7 @@
 #include "expect.h"
 #include "jsonstr.h"
 #include "matrix.h"
+#include "paths.h"
 #include "proc.h"
 #include "report.h"
 #include "runner.h"
@@ -24,12 +25,13 @@ enum { MATRIX_EXIT_REGRESSION = 1, MATRIX_EXIT_HARNESS = 2 };
 static void matrix_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cdcharness matrix MATRIX.yaml [--quick] [-j N] [--shard K/N]\n"
+            "usage: cdcharness matrix [MATRIX.yaml] [--quick] [-j N] [--shard K/N]\n"
             "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
             "                         [--list] [--timeout S] [--consumers-dir DIR] [--quiet]\n"
             "\n"
             "Run a compatibility matrix: every consumer@version x scenario x mode the matrix\n"
-            "file names (format in harness/run/matrix.h; the default is ci/matrix.yaml), in\n"
+            "file names (format in harness/run/matrix.h; without one, the bundled default\n"
+            "matrix: ci/matrix.yaml of the source tree or of <prefix>/share/cdcharness), in\n"
             "parallel, each cell with its own fake primary on a free loopback port and its own\n"
             "state directory. Writes report.json, junit.xml, summary.md and report.html.\n"
             "\n"
@@ -337,6 +339,7 @@ typedef struct matrix_args {
     bool quick, pre_flip, list;
     unsigned shard_k, shard_n; /* 0/0: no --shard */
     const char *path;          /* the matrix file */
+    char default_path[4096];   /* the bundled default matrix, when none is given */
 } matrix_args;
 
 /* Parse argv into a; returns -1 to go on, else the exit status (--help, or
@@ -379,8 +382,8 @@ static int matrix_parse(int argc, char **argv, matrix_args *a)
             break;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "cdcharness matrix: give exactly one matrix file (e.g. ci/matrix.yaml)\n\n");
+    if (optind < argc - 1) {
+        fprintf(stderr, "cdcharness matrix: give one matrix file at most (e.g. ci/matrix.yaml)\n\n");
         matrix_usage(stderr);
         return MATRIX_EXIT_HARNESS;
     }
@@ -388,7 +391,12 @@ static int matrix_parse(int argc, char **argv, matrix_args *a)
         fprintf(stderr, "cdcharness matrix: --baseline and --pre-flip are different gates; give one\n");
         return MATRIX_EXIT_HARNESS;
     }
-    a->path = argv[optind];
+    if (optind < argc) {
+        a->path = argv[optind];
+    } else {
+        snprintf(a->default_path, sizeof a->default_path, "%s/ci/matrix.yaml", cli_data_dir());
+        a->path = a->default_path;
+    }
     return -1;
 }
 

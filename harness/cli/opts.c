@@ -10,11 +10,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "proc.h"
 
-#ifndef CDCH_SOURCE_DIR
-#define CDCH_SOURCE_DIR "."
-#endif
 
 void cli_cell_opts_init(cli_cell_opts *o, const char *cmd, long default_jobs)
 {
@@ -73,7 +71,11 @@ bool cli_is_dir(const char *path)
 
 const char *cli_default_consumers_dir(void)
 {
-    return cli_is_dir("consumers") ? "consumers" : CDCH_SOURCE_DIR "/consumers";
+    static char dir[4096];
+    if (cli_is_dir("consumers"))
+        return "consumers";
+    snprintf(dir, sizeof dir, "%s/consumers", cli_data_dir());
+    return dir;
 }
 
 static void on_interrupt(int sig)
