@@ -54,6 +54,10 @@ void cdch_put_json_str(cdch_buf *out, const void *data, size_t n, unsigned flags
     static const char hx[] = "0123456789abcdef";
     const uint8_t *p = (const uint8_t *)data;
     cdch_put_u8(out, '"');
+    if (n == 0) { /* data may be NULL */
+        cdch_put_u8(out, '"');
+        return;
+    }
     size_t i = 0, run = 0; /* p[run..i) is pending and needs no escape */
     while (i < n) {
         uint8_t c = p[i];

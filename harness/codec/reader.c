@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "xalloc.h"
 
 static const uint8_t k_magic[4] = {0xfe, 0x62, 0x69, 0x6e};
 
@@ -31,18 +32,8 @@ struct cdch_reader {
 
 static cdch_reader *reader_new(const char *name)
 {
-    cdch_reader *r = calloc(1, sizeof *r);
-    if (!r) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    size_t n = strlen(name);
-    r->name = malloc(n + 1);
-    if (!r->name) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
-    memcpy(r->name, name, n + 1);
+    cdch_reader *r = cdch_xcalloc(1, sizeof *r);
+    r->name = cdch_xstrdup(name);
     r->state = 1;
     cdch_err_clear(&r->last);
     return r;

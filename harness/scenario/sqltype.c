@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "scenario_internal.h"
+#include "xalloc.h"
 
 typedef enum tkind {
     K_TINYINT = 1, K_SMALLINT, K_MEDIUMINT, K_INT, K_BIGINT, K_BOOL,
@@ -144,9 +145,7 @@ static int read_label(const char **pp, char **out, cdch_err *err)
     size_t n = b.len;
     while (n > 0 && b.data[n - 1] == ' ')
         n--;
-    char *s = malloc(n + 1);
-    if (!s)
-        abort();
+    char *s = cdch_xrealloc(NULL, n + 1);
     if (n)
         memcpy(s, b.data, n);
     s[n] = '\0';
@@ -178,10 +177,7 @@ static int parse_labels(const char **pp, parsed *t, cdch_err *err)
         skip_ws(pp);
         if (t->nlabels == cap) {
             cap = cap ? cap * 2 : 8;
-            char **nl = realloc(t->labels, cap * sizeof *nl);
-            if (!nl)
-                abort();
-            t->labels = nl;
+            t->labels = cdch_xrealloc(t->labels, cap * sizeof *t->labels);
         }
         if (read_label(pp, &t->labels[t->nlabels], err) < 0)
             return -1;

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "scenario_internal.h"
+#include "xalloc.h"
 
 struct sc_tstate {
     bool unknown;          /* a bulk item changed the table */
@@ -73,14 +74,8 @@ static void state_add(sc_tstate *st, cdch_value *row, uint32_t line)
 {
     if (st->n == st->cap) {
         st->cap = st->cap ? st->cap * 2 : 16;
-        cdch_value **r = realloc(st->rows, st->cap * sizeof *r);
-        uint32_t *l = realloc(st->lines, st->cap * sizeof *l);
-        if (!r || !l) {
-            fprintf(stderr, "cdcharness: out of memory\n");
-            abort();
-        }
-        st->rows = r;
-        st->lines = l;
+        st->rows = cdch_xrealloc(st->rows, st->cap * sizeof *st->rows);
+        st->lines = cdch_xrealloc(st->lines, st->cap * sizeof *st->lines);
     }
     st->rows[st->n] = row;
     st->lines[st->n++] = line;
@@ -149,10 +144,8 @@ static const cdch_sc_table *table_ref(sc_ctx *c, yaml_node_t *n)
     const cdch_sc_table *t = cdch_scenario_table(c->s, NULL, sc_text(n));
     if (t)
         return t;
-    const char **names = calloc(c->s->ntables + 1, sizeof *names);
-    char (*buf)[140] = calloc(c->s->ntables + 1, sizeof *buf);
-    if (!names || !buf)
-        abort();
+    const char **names = cdch_xcalloc(c->s->ntables + 1, sizeof *names);
+    char (*buf)[140] = cdch_xcalloc(c->s->ntables + 1, sizeof *buf);
     for (size_t i = 0; i < c->s->ntables; i++) {
         snprintf(buf[i], sizeof buf[i], "%s.%s", c->s->tables[i].db, c->s->tables[i].name);
         names[i] = buf[i];
@@ -178,9 +171,7 @@ static int column_index(sc_ctx *c, const cdch_sc_table *t, yaml_node_t *k, size_
             *out = j;
             return 0;
         }
-    const char **names = calloc(t->ncols, sizeof *names);
-    if (!names)
-        abort();
+    const char **names = cdch_xcalloc(t->ncols, sizeof *names);
     for (size_t j = 0; j < t->ncols; j++)
         names[j] = t->cols[j].name;
     const char *sug = sc_suggest(sc_text(k), names, t->ncols);
