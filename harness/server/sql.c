@@ -9,7 +9,7 @@
  * column references (qualified names are accepted, the qualifier is not
  * checked), unary - + NOT !, * / DIV % MOD + -, comparisons (= <=> <> != <
  * > <= >=), [NOT] LIKE, [NOT] IN (...), IS [NOT] NULL, [NOT] BETWEEN, AND
- * OR XOR, and the functions listed in call_func(). Strings compare
+ * OR XOR, and the functions listed in k_funcs. Strings compare
  * case-insensitively (utf8mb4_0900_ai_ci-like); a string compared with a
  * number is converted to a number, as MySQL does.
  */
@@ -49,7 +49,10 @@ bool srv_ci_contains(const char *hay, const char *needle)
 
 /* ---- comments and statements ------------------------------------------------------- */
 
-size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out)
+/* The statement text without comments ("/ * ... * /", "-- ", "#"; the
+ * body of a version comment is kept), quoted text copied as it is;
+ * NUL-terminated, *n = its length. Allocated in a. */
+static char *strip_comments(const char *sql, size_t len, cdch_arena *a, size_t *n_out)
 {
     char *clean = cdch_arena_alloc(a, len + 1);
     size_t n = 0;
@@ -113,7 +116,13 @@ size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out)
         clean[n++] = sql[i++];
     }
     clean[n] = 0;
-    /* split at ';' outside quotes */
+    *n_out = n;
+    return clean;
+}
+
+/* Cut clean[0..n] at ';' outside quotes: trimmed statements, empty ones dropped. */
+static size_t split_statements(const char *clean, size_t n, cdch_arena *a, char ***out)
+{
     size_t cap = 4, cnt = 0;
     char **stmts = cdch_arena_alloc(a, cap * sizeof *stmts);
     size_t start = 0;
@@ -158,6 +167,13 @@ size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out)
     }
     *out = stmts;
     return cnt;
+}
+
+size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out)
+{
+    size_t n;
+    const char *clean = strip_comments(sql, len, a, &n);
+    return split_statements(clean, n, a, out);
 }
 
 /* ---- lexer ------------------------------------------------------------------------- */
@@ -233,6 +249,187 @@ static const char *lex_string(const char *p, cdch_arena *a, char **text, size_t 
     return p;
 }
 
+/* The token readers below start at the token's first character, fill t
+ * (kind, text, len) and return the position after it, or NULL with a
+ * message in err. */
+
+/* 'string', "string" or `identifier` */
+static const char *lex_quoted(const char *p, sql_tok *t, cdch_arena *a, char *err, size_t errcap)
+{
+    char ch = *p;
+    const char *e = lex_string(p, a, &t->text, &t->len);
+    if (!e) {
+        snprintf(err, errcap, "unterminated %s starting at '%.40s'", ch == '`' ? "identifier" : "string", p);
+        return NULL;
+    }
+    t->kind = ch == '`' ? TK_QIDENT : TK_STRING;
+    return e;
+}
+
+/* @@[global.|session.|local.|persist.|persist_only.]name or @@`name` */
+static const char *lex_sysvar(const char *p, sql_tok *t, cdch_arena *a, char *err, size_t errcap)
+{
+    p += 2;
+    const char *s = p;
+    t->kind = TK_SYSVAR;
+    for (;;) {
+        const char *w = p;
+        if (*p == '`') {
+            char *txt;
+            size_t l;
+            const char *e = lex_string(p, a, &txt, &l);
+            if (!e) {
+                snprintf(err, errcap, "unterminated identifier after @@");
+                return NULL;
+            }
+            p = e;
+        } else {
+            while (ident_char((unsigned char)*p))
+                p++;
+        }
+        size_t wl = (size_t)(p - w);
+        if (*p == '.' && !t->scope &&
+            ((wl == 6 && strncasecmp(w, "global", 6) == 0) || (wl == 7 && strncasecmp(w, "session", 7) == 0) ||
+             (wl == 5 && strncasecmp(w, "local", 5) == 0) || (wl == 7 && strncasecmp(w, "persist", 7) == 0) ||
+             (wl == 12 && strncasecmp(w, "persist_only", 12) == 0))) {
+            t->scope = (char)((w[0] | 0x20) == 'g' || (w[0] | 0x20) == 'p' ? 'g' : 's');
+            p++;
+            s = p;
+            continue;
+        }
+        break;
+    }
+    size_t l = (size_t)(p - s);
+    if (l && *s == '`') {
+        lex_string(s, a, &t->text, &t->len);
+    } else {
+        t->text = cdch_arena_memdup(a, s, l);
+        t->len = l;
+    }
+    if (!t->len) {
+        snprintf(err, errcap, "missing variable name after @@");
+        return NULL;
+    }
+    return p;
+}
+
+/* @name, @'name', @"name", @`name` */
+static const char *lex_uservar(const char *p, sql_tok *t, cdch_arena *a, char *err, size_t errcap)
+{
+    p++;
+    t->kind = TK_USERVAR;
+    if (*p == '\'' || *p == '"' || *p == '`') {
+        const char *e = lex_string(p, a, &t->text, &t->len);
+        if (!e)
+            snprintf(err, errcap, "unterminated user variable name");
+        return e;
+    }
+    const char *s = p;
+    while (ident_char((unsigned char)*p) || *p == '.')
+        p++;
+    t->text = cdch_arena_memdup(a, s, (size_t)(p - s));
+    t->len = (size_t)(p - s);
+    return p;
+}
+
+/* 12, 1.5, .5, 1e3, 0x1F; 1abc is an identifier */
+static const char *lex_number(const char *p, sql_tok *t, cdch_arena *a)
+{
+    const char *s = p;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        p += 2;
+        while (isxdigit((unsigned char)*p))
+            p++;
+    } else {
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (*p == '.') {
+            p++;
+            while (isdigit((unsigned char)*p))
+                p++;
+        }
+        if ((*p == 'e' || *p == 'E') &&
+            (isdigit((unsigned char)p[1]) || ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2])))) {
+            p += 2;
+            while (isdigit((unsigned char)*p))
+                p++;
+        }
+    }
+    if (ident_char((unsigned char)*p)) {
+        while (ident_char((unsigned char)*p))
+            p++;
+        t->kind = TK_IDENT;
+    } else {
+        t->kind = TK_NUMBER;
+    }
+    t->text = cdch_arena_memdup(a, s, (size_t)(p - s));
+    t->len = (size_t)(p - s);
+    return p;
+}
+
+/* A word (keywords too), or a string with an introducer: _utf8mb4'x', N'x', X'hex' */
+static const char *lex_word(const char *p, sql_tok *t, cdch_arena *a, char *err, size_t errcap)
+{
+    const char *s = p;
+    while (ident_char((unsigned char)*p))
+        p++;
+    t->kind = TK_IDENT;
+    t->text = cdch_arena_memdup(a, s, (size_t)(p - s));
+    t->len = (size_t)(p - s);
+    if ((*p == '\'') && (s[0] == '_' || ((p - s) == 1 && (s[0] == 'N' || s[0] == 'n')))) {
+        const char *e = lex_string(p, a, &t->text, &t->len);
+        if (!e) {
+            snprintf(err, errcap, "unterminated string");
+            return NULL;
+        }
+        t->kind = TK_STRING;
+        return e;
+    }
+    if (*p == '\'' && (p - s) == 1 && (s[0] == 'X' || s[0] == 'x')) {
+        char *hex;
+        size_t hl;
+        const char *e = lex_string(p, a, &hex, &hl);
+        if (!e || hl % 2) {
+            snprintf(err, errcap, "bad hexadecimal literal");
+            return NULL;
+        }
+        char *o = cdch_arena_alloc(a, hl / 2 + 1);
+        for (size_t k = 0; k < hl / 2; k++) {
+            unsigned v;
+            sscanf(hex + 2 * k, "%2x", &v);
+            o[k] = (char)v;
+        }
+        t->kind = TK_STRING;
+        t->text = o;
+        t->len = hl / 2;
+        return e;
+    }
+    return p;
+}
+
+/* An operator or punctuation: the longest of the multi-character ones, else one character. */
+static const char *lex_op(const char *p, sql_tok *t, cdch_arena *a, char *err, size_t errcap)
+{
+    static const char *const ops[] = {"<=>", "<=", ">=", "<>", "!=", ":=", "||", "&&", "->>", "->"};
+    t->kind = TK_OP;
+    size_t l = 0;
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        if (strncmp(p, ops[k], strlen(ops[k])) == 0) {
+            l = strlen(ops[k]);
+            break;
+        }
+    if (!l) {
+        if (!strchr("=<>(),.*+-/%;!~&|^{}:", *p)) {
+            snprintf(err, errcap, "unexpected character '%c' at '%.40s'", *p, p);
+            return NULL;
+        }
+        l = 1;
+    }
+    t->text = cdch_arena_memdup(a, p, l);
+    t->len = l;
+    return p + l;
+}
+
 int sql_lex_init(sql_lex *lx, const char *sql, cdch_arena *a, char *err, size_t errcap)
 {
     memset(lx, 0, sizeof *lx);
@@ -253,162 +450,25 @@ int sql_lex_init(sql_lex *lx, const char *sql, cdch_arena *a, char *err, size_t 
         }
         unsigned char ch = (unsigned char)*p;
         if (ch == '\'' || ch == '"' || ch == '`') {
-            const char *e = lex_string(p, a, &t.text, &t.len);
-            if (!e) {
-                snprintf(err, errcap, "unterminated %s starting at '%.40s'", ch == '`' ? "identifier" : "string", p);
-                return -1;
-            }
-            t.kind = ch == '`' ? TK_QIDENT : TK_STRING;
-            p = e;
+            p = lex_quoted(p, &t, a, err, errcap);
         } else if (ch == '@' && p[1] == '@') {
-            p += 2;
-            const char *s = p;
-            t.kind = TK_SYSVAR;
-            for (;;) {
-                const char *w = p;
-                if (*p == '`') {
-                    char *txt;
-                    size_t l;
-                    const char *e = lex_string(p, a, &txt, &l);
-                    if (!e) {
-                        snprintf(err, errcap, "unterminated identifier after @@");
-                        return -1;
-                    }
-                    p = e;
-                } else {
-                    while (ident_char((unsigned char)*p))
-                        p++;
-                }
-                size_t wl = (size_t)(p - w);
-                if (*p == '.' && !t.scope &&
-                    ((wl == 6 && strncasecmp(w, "global", 6) == 0) || (wl == 7 && strncasecmp(w, "session", 7) == 0) ||
-                     (wl == 5 && strncasecmp(w, "local", 5) == 0) || (wl == 7 && strncasecmp(w, "persist", 7) == 0) ||
-                     (wl == 12 && strncasecmp(w, "persist_only", 12) == 0))) {
-                    t.scope = (char)((w[0] | 0x20) == 'g' || (w[0] | 0x20) == 'p' ? 'g' : 's');
-                    p++;
-                    s = p;
-                    continue;
-                }
-                break;
-            }
-            size_t l = (size_t)(p - s);
-            if (l && *s == '`') {
-                lex_string(s, a, &t.text, &t.len);
-            } else {
-                t.text = cdch_arena_memdup(a, s, l);
-                t.len = l;
-            }
-            if (!t.len) {
-                snprintf(err, errcap, "missing variable name after @@");
-                return -1;
-            }
+            p = lex_sysvar(p, &t, a, err, errcap);
         } else if (ch == '@') {
-            p++;
-            t.kind = TK_USERVAR;
-            if (*p == '\'' || *p == '"' || *p == '`') {
-                const char *e = lex_string(p, a, &t.text, &t.len);
-                if (!e) {
-                    snprintf(err, errcap, "unterminated user variable name");
-                    return -1;
-                }
-                p = e;
-            } else {
-                const char *s = p;
-                while (ident_char((unsigned char)*p) || *p == '.')
-                    p++;
-                t.text = cdch_arena_memdup(a, s, (size_t)(p - s));
-                t.len = (size_t)(p - s);
-            }
+            p = lex_uservar(p, &t, a, err, errcap);
         } else if (isdigit(ch) || (ch == '.' && isdigit((unsigned char)p[1]))) {
-            const char *s = p;
-            if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-                p += 2;
-                while (isxdigit((unsigned char)*p))
-                    p++;
-            } else {
-                while (isdigit((unsigned char)*p))
-                    p++;
-                if (*p == '.') {
-                    p++;
-                    while (isdigit((unsigned char)*p))
-                        p++;
-                }
-                if ((*p == 'e' || *p == 'E') &&
-                    (isdigit((unsigned char)p[1]) || ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2])))) {
-                    p += 2;
-                    while (isdigit((unsigned char)*p))
-                        p++;
-                }
-            }
-            if (ident_char((unsigned char)*p)) { /* 1abc is an identifier */
-                while (ident_char((unsigned char)*p))
-                    p++;
-                t.kind = TK_IDENT;
-            } else {
-                t.kind = TK_NUMBER;
-            }
-            t.text = cdch_arena_memdup(a, s, (size_t)(p - s));
-            t.len = (size_t)(p - s);
+            p = lex_number(p, &t, a);
         } else if (ident_char(ch)) {
-            const char *s = p;
-            while (ident_char((unsigned char)*p))
-                p++;
-            t.kind = TK_IDENT;
-            t.text = cdch_arena_memdup(a, s, (size_t)(p - s));
-            t.len = (size_t)(p - s);
-            /* introducers: _utf8mb4'x', N'x', X'hex' */
-            if ((*p == '\'') && (s[0] == '_' || ((p - s) == 1 && (s[0] == 'N' || s[0] == 'n')))) {
-                const char *e = lex_string(p, a, &t.text, &t.len);
-                if (!e) {
-                    snprintf(err, errcap, "unterminated string");
-                    return -1;
-                }
-                t.kind = TK_STRING;
-                p = e;
-            } else if (*p == '\'' && (p - s) == 1 && (s[0] == 'X' || s[0] == 'x')) {
-                char *hex;
-                size_t hl;
-                const char *e = lex_string(p, a, &hex, &hl);
-                if (!e || hl % 2) {
-                    snprintf(err, errcap, "bad hexadecimal literal");
-                    return -1;
-                }
-                char *o = cdch_arena_alloc(a, hl / 2 + 1);
-                for (size_t k = 0; k < hl / 2; k++) {
-                    unsigned v;
-                    sscanf(hex + 2 * k, "%2x", &v);
-                    o[k] = (char)v;
-                }
-                t.kind = TK_STRING;
-                t.text = o;
-                t.len = hl / 2;
-                p = e;
-            }
+            p = lex_word(p, &t, a, err, errcap);
         } else if (ch == '?') {
             t.kind = TK_PARAM;
             t.text = "?";
             t.len = 1;
             p++;
         } else {
-            static const char *const ops[] = {"<=>", "<=", ">=", "<>", "!=", ":=", "||", "&&", "->>", "->"};
-            t.kind = TK_OP;
-            size_t l = 0;
-            for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-                if (strncmp(p, ops[k], strlen(ops[k])) == 0) {
-                    l = strlen(ops[k]);
-                    break;
-                }
-            if (!l) {
-                if (!strchr("=<>(),.*+-/%;!~&|^{}:", ch)) {
-                    snprintf(err, errcap, "unexpected character '%c' at '%.40s'", ch, p);
-                    return -1;
-                }
-                l = 1;
-            }
-            t.text = cdch_arena_memdup(a, p, l);
-            t.len = l;
-            p += l;
+            p = lex_op(p, &t, a, err, errcap);
         }
+        if (!p)
+            return -1;
         t.srclen = (size_t)(p - t.src);
         push(lx, &cap, t);
     }
@@ -655,41 +715,208 @@ static const char *const k_noparen_funcs[] = {"current_user", "current_timestamp
                                               "localtime",    "localtimestamp",    "utc_timestamp", "utc_date",
                                               "utc_time"};
 
+static sql_expr *parse_primary(sql_lex *lx, sql_ctx *cx);
+
+/* 12, 1.5e3, 0x1F: integers above INT64_MAX are unsigned */
+static sql_expr *parse_number(sql_lex *lx, sql_ctx *cx, const sql_tok *t)
+{
+    lx->i++;
+    sql_expr *e = node(cx, E_LIT);
+    if (t->text[0] == '0' && (t->text[1] == 'x' || t->text[1] == 'X')) {
+        e->lit = qv_int((int64_t)strtoull(t->text + 2, NULL, 16));
+    } else if (strpbrk(t->text, ".eE")) {
+        e->lit.k = QV_DBL;
+        e->lit.d = strtod(t->text, NULL);
+    } else {
+        unsigned long long u = strtoull(t->text, NULL, 10);
+        e->lit = qv_int((int64_t)u);
+        e->lit.is_unsigned = u > (unsigned long long)INT64_MAX;
+    }
+    return e;
+}
+
+/* 'a' 'b' concatenates */
+static sql_expr *parse_string(sql_lex *lx, sql_ctx *cx, const sql_tok *t)
+{
+    lx->i++;
+    sql_expr *e = node(cx, E_LIT);
+    e->lit = qv_str(t->text, t->len);
+    while (lx_peek(lx, 0)->kind == TK_STRING) {
+        const sql_tok *u = lx_peek(lx, 0);
+        char *s = cdch_arena_alloc(cx->a, e->lit.n + u->len + 1);
+        memcpy(s, e->lit.s, e->lit.n);
+        memcpy(s + e->lit.n, u->text, u->len);
+        e->lit = qv_str(s, e->lit.n + u->len);
+        lx->i++;
+    }
+    return e;
+}
+
+/* ( expr ) or * */
+static sql_expr *parse_paren(sql_lex *lx, sql_ctx *cx, const sql_tok *t)
+{
+    if (strcmp(t->text, "*") == 0) {
+        lx->i++;
+        return node(cx, E_STAR);
+    }
+    if (strcmp(t->text, "(") != 0)
+        return syntax(lx, cx);
+    lx->i++;
+    if (lx_is_kw(lx, 0, "SELECT")) {
+        sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support 'subqueries'");
+        return NULL;
+    }
+    sql_expr *e = parse_or(lx, cx);
+    if (!e)
+        return NULL;
+    if (!lx_op(lx, ")"))
+        return syntax(lx, cx);
+    return e;
+}
+
+/* CAST(x AS type) / CONVERT(x, type) / CONVERT(x USING cs): skip the target
+ * type's words and parenthesised length, up to the closing ')'. */
+static void skip_cast_target(sql_lex *lx)
+{
+    int depth = 0;
+    while (!lx_at_end(lx)) {
+        const sql_tok *u = lx_peek(lx, 0);
+        if (u->kind == TK_OP && strcmp(u->text, "(") == 0) {
+            depth++;
+        } else if (u->kind == TK_OP && strcmp(u->text, ")") == 0) {
+            if (depth == 0)
+                break;
+            depth--;
+        }
+        lx->i++;
+    }
+}
+
+/* name( [DISTINCT] args ) -- the name is lower-cased */
+static sql_expr *parse_call(sql_lex *lx, sql_ctx *cx, const sql_tok *t)
+{
+    lx->i += 2;
+    sql_expr *e = node(cx, E_FUNC);
+    char *fn = cdch_arena_strdup(cx->a, t->text);
+    for (char *q = fn; *q; q++)
+        *q = (char)tolower((unsigned char)*q);
+    e->name = fn;
+    size_t cap = 4;
+    e->args = cdch_arena_alloc(cx->a, cap * sizeof *e->args);
+    bool is_cast = strcmp(fn, "cast") == 0 || strcmp(fn, "convert") == 0;
+    if (strcmp(fn, "count") == 0)
+        lx_kw(lx, "DISTINCT");
+    if (!lx_op(lx, ")")) {
+        for (;;) {
+            if (is_cast && e->nargs == 1 && (lx_kw(lx, "AS") || lx_kw(lx, "USING") || lx_op(lx, ","))) {
+                skip_cast_target(lx);
+                break;
+            }
+            sql_expr *arg = parse_or(lx, cx);
+            if (!arg)
+                return NULL;
+            if (e->nargs == cap) {
+                sql_expr **na = cdch_arena_alloc(cx->a, cap * 2 * sizeof *na);
+                memcpy(na, e->args, cap * sizeof *na);
+                e->args = na;
+                cap *= 2;
+            }
+            e->args[e->nargs++] = arg;
+            if (!lx_op(lx, ","))
+                break;
+        }
+        if (!lx_op(lx, ")"))
+            return syntax(lx, cx);
+    }
+    if (strcmp(fn, "count") == 0)
+        e->count_star = true;
+    return e;
+}
+
+/* NULL, TRUE, FALSE, BINARY x and the words this parser refuses; NULL
+ * with *done false when the word is none of these. */
+static sql_expr *parse_keyword(sql_lex *lx, sql_ctx *cx, const sql_tok *t, bool *done)
+{
+    *done = true;
+    if (strcasecmp(t->text, "NULL") == 0) {
+        lx->i++;
+        return node(cx, E_LIT);
+    }
+    if (strcasecmp(t->text, "TRUE") == 0 || strcasecmp(t->text, "FALSE") == 0) {
+        lx->i++;
+        sql_expr *e = node(cx, E_LIT);
+        e->lit = qv_int(strcasecmp(t->text, "TRUE") == 0);
+        return e;
+    }
+    if (strcasecmp(t->text, "BINARY") == 0 && lx_peek(lx, 1)->kind != TK_OP) {
+        lx->i++;
+        return parse_primary(lx, cx);
+    }
+    if (strcasecmp(t->text, "INTERVAL") == 0 || strcasecmp(t->text, "CASE") == 0 ||
+        strcasecmp(t->text, "EXISTS") == 0) {
+        sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support '%s'", t->text);
+        return NULL;
+    }
+    *done = false;
+    return NULL;
+}
+
+/* A word: keyword literal, function call, CURRENT_USER-like function
+ * without parentheses, bare word as a string (SET x = ON), or a column
+ * reference (a.b.c -> c; a.* -> *). */
+static sql_expr *parse_word(sql_lex *lx, sql_ctx *cx, const sql_tok *t)
+{
+    sql_expr *e;
+    if (t->kind == TK_IDENT) {
+        bool done;
+        e = parse_keyword(lx, cx, t, &done);
+        if (done)
+            return e;
+    }
+    const sql_tok *nx = lx_peek(lx, 1);
+    if (t->kind == TK_IDENT && nx->kind == TK_OP && strcmp(nx->text, "(") == 0)
+        return parse_call(lx, cx, t);
+    if (t->kind == TK_IDENT) {
+        for (size_t k = 0; k < sizeof k_noparen_funcs / sizeof k_noparen_funcs[0]; k++)
+            if (strcasecmp(t->text, k_noparen_funcs[k]) == 0) {
+                lx->i++;
+                e = node(cx, E_FUNC);
+                e->name = k_noparen_funcs[k];
+                return e;
+            }
+        if (cx->ident_as_string) {
+            lx->i++;
+            e = node(cx, E_LIT);
+            e->lit = qv_str(t->text, t->len);
+            return e;
+        }
+    }
+    lx->i++;
+    const char *name = t->text;
+    while (lx_peek(lx, 0)->kind == TK_OP && strcmp(lx_peek(lx, 0)->text, ".") == 0) {
+        const sql_tok *u = lx_peek(lx, 1);
+        if (u->kind == TK_IDENT || u->kind == TK_QIDENT) {
+            name = u->text;
+            lx->i += 2;
+        } else if (u->kind == TK_OP && strcmp(u->text, "*") == 0) {
+            lx->i += 2;
+            return node(cx, E_STAR);
+        } else {
+            return syntax(lx, cx);
+        }
+    }
+    e = node(cx, E_COL);
+    e->name = name;
+    return e;
+}
+
 static sql_expr *parse_primary(sql_lex *lx, sql_ctx *cx)
 {
     const sql_tok *t = lx_peek(lx, 0);
     sql_expr *e;
     switch (t->kind) {
-    case TK_NUMBER: {
-        lx->i++;
-        e = node(cx, E_LIT);
-        if (t->text[0] == '0' && (t->text[1] == 'x' || t->text[1] == 'X')) {
-            e->lit = qv_int((int64_t)strtoull(t->text + 2, NULL, 16));
-        } else if (strpbrk(t->text, ".eE")) {
-            e->lit.k = QV_DBL;
-            e->lit.d = strtod(t->text, NULL);
-        } else {
-            unsigned long long u = strtoull(t->text, NULL, 10);
-            e->lit = qv_int((int64_t)u);
-            e->lit.is_unsigned = u > (unsigned long long)INT64_MAX;
-        }
-        return e;
-    }
-    case TK_STRING: {
-        lx->i++;
-        e = node(cx, E_LIT);
-        e->lit = qv_str(t->text, t->len);
-        /* 'a' 'b' concatenates */
-        while (lx_peek(lx, 0)->kind == TK_STRING) {
-            const sql_tok *u = lx_peek(lx, 0);
-            char *s = cdch_arena_alloc(cx->a, e->lit.n + u->len + 1);
-            memcpy(s, e->lit.s, e->lit.n);
-            memcpy(s + e->lit.n, u->text, u->len);
-            e->lit = qv_str(s, e->lit.n + u->len);
-            lx->i++;
-        }
-        return e;
-    }
+    case TK_NUMBER: return parse_number(lx, cx, t);
+    case TK_STRING: return parse_string(lx, cx, t);
     case TK_SYSVAR:
         lx->i++;
         e = node(cx, E_SYSVAR);
@@ -703,137 +930,10 @@ static sql_expr *parse_primary(sql_lex *lx, sql_ctx *cx)
         return e;
     case TK_PARAM:
         lx->i++;
-        e = node(cx, E_LIT); /* placeholders describe as NULL */
-        return e;
-    case TK_OP:
-        if (strcmp(t->text, "(") == 0) {
-            lx->i++;
-            if (lx_is_kw(lx, 0, "SELECT")) {
-                sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support 'subqueries'");
-                return NULL;
-            }
-            e = parse_or(lx, cx);
-            if (!e)
-                return NULL;
-            if (!lx_op(lx, ")"))
-                return syntax(lx, cx);
-            return e;
-        }
-        if (strcmp(t->text, "*") == 0) {
-            lx->i++;
-            return node(cx, E_STAR);
-        }
-        return syntax(lx, cx);
+        return node(cx, E_LIT); /* placeholders describe as NULL */
+    case TK_OP: return parse_paren(lx, cx, t);
     case TK_IDENT:
-    case TK_QIDENT: {
-        if (t->kind == TK_IDENT) {
-            if (strcasecmp(t->text, "NULL") == 0) {
-                lx->i++;
-                return node(cx, E_LIT);
-            }
-            if (strcasecmp(t->text, "TRUE") == 0 || strcasecmp(t->text, "FALSE") == 0) {
-                lx->i++;
-                e = node(cx, E_LIT);
-                e->lit = qv_int(strcasecmp(t->text, "TRUE") == 0);
-                return e;
-            }
-            if (strcasecmp(t->text, "BINARY") == 0 && lx_peek(lx, 1)->kind != TK_OP) {
-                lx->i++;
-                return parse_primary(lx, cx);
-            }
-            if (strcasecmp(t->text, "INTERVAL") == 0 || strcasecmp(t->text, "CASE") == 0 ||
-                strcasecmp(t->text, "EXISTS") == 0) {
-                sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support '%s'", t->text);
-                return NULL;
-            }
-        }
-        const sql_tok *nx = lx_peek(lx, 1);
-        if (t->kind == TK_IDENT && nx->kind == TK_OP && strcmp(nx->text, "(") == 0) {
-            lx->i += 2;
-            e = node(cx, E_FUNC);
-            char *fn = cdch_arena_strdup(cx->a, t->text);
-            for (char *q = fn; *q; q++)
-                *q = (char)tolower((unsigned char)*q);
-            e->name = fn;
-            size_t cap = 4;
-            e->args = cdch_arena_alloc(cx->a, cap * sizeof *e->args);
-            if (strcmp(fn, "count") == 0)
-                lx_kw(lx, "DISTINCT");
-            if (!lx_op(lx, ")")) {
-                for (;;) {
-                    sql_expr *arg;
-                    if ((strcmp(fn, "cast") == 0 || strcmp(fn, "convert") == 0) && e->nargs == 1 &&
-                        (lx_kw(lx, "AS") || lx_kw(lx, "USING") || lx_op(lx, ","))) {
-                        /* the target type: skip its words and parenthesised length */
-                        int depth = 0;
-                        while (!lx_at_end(lx)) {
-                            const sql_tok *u = lx_peek(lx, 0);
-                            if (u->kind == TK_OP && strcmp(u->text, "(") == 0)
-                                depth++;
-                            else if (u->kind == TK_OP && strcmp(u->text, ")") == 0) {
-                                if (depth == 0)
-                                    break;
-                                depth--;
-                            }
-                            lx->i++;
-                        }
-                        break;
-                    }
-                    arg = parse_or(lx, cx);
-                    if (!arg)
-                        return NULL;
-                    if (e->nargs == cap) {
-                        sql_expr **na = cdch_arena_alloc(cx->a, cap * 2 * sizeof *na);
-                        memcpy(na, e->args, cap * sizeof *na);
-                        e->args = na;
-                        cap *= 2;
-                    }
-                    e->args[e->nargs++] = arg;
-                    if (lx_op(lx, ","))
-                        continue;
-                    break;
-                }
-                if (!lx_op(lx, ")"))
-                    return syntax(lx, cx);
-            }
-            if (strcmp(fn, "count") == 0)
-                e->count_star = true;
-            return e;
-        }
-        if (t->kind == TK_IDENT) {
-            for (size_t k = 0; k < sizeof k_noparen_funcs / sizeof k_noparen_funcs[0]; k++)
-                if (strcasecmp(t->text, k_noparen_funcs[k]) == 0) {
-                    lx->i++;
-                    e = node(cx, E_FUNC);
-                    e->name = k_noparen_funcs[k];
-                    return e;
-                }
-            if (cx->ident_as_string) {
-                lx->i++;
-                e = node(cx, E_LIT);
-                e->lit = qv_str(t->text, t->len);
-                return e;
-            }
-        }
-        /* column reference, possibly qualified: a.b.c -> c */
-        lx->i++;
-        const char *name = t->text;
-        while (lx_peek(lx, 0)->kind == TK_OP && strcmp(lx_peek(lx, 0)->text, ".") == 0) {
-            const sql_tok *u = lx_peek(lx, 1);
-            if (u->kind == TK_IDENT || u->kind == TK_QIDENT) {
-                name = u->text;
-                lx->i += 2;
-            } else if (u->kind == TK_OP && strcmp(u->text, "*") == 0) {
-                lx->i += 2;
-                return node(cx, E_STAR);
-            } else {
-                return syntax(lx, cx);
-            }
-        }
-        e = node(cx, E_COL);
-        e->name = name;
-        return e;
-    }
+    case TK_QIDENT: return parse_word(lx, cx, t);
     default: return syntax(lx, cx);
     }
 }
@@ -876,48 +976,135 @@ static sql_expr *parse_unary(sql_lex *lx, sql_ctx *cx)
     return parse_primary(lx, cx);
 }
 
-static sql_expr *parse_mul(sql_lex *lx, sql_ctx *cx)
+/* A binary operator of one precedence level: a token (an operator or,
+ * with kw, a keyword) and the operator name the node gets. */
+typedef struct bin_op {
+    const char *tok;
+    bool kw;
+    const char *op;
+} bin_op;
+
+/* Left-associative chain of `next` operands joined by the operators in ops. */
+static sql_expr *parse_chain(sql_lex *lx, sql_ctx *cx, sql_expr *(*next)(sql_lex *, sql_ctx *), const bin_op *ops,
+                             size_t nops)
 {
-    sql_expr *l = parse_unary(lx, cx);
+    sql_expr *l = next(lx, cx);
     while (l) {
         const char *op = NULL;
-        if (lx_op(lx, "*"))
-            op = "*";
-        else if (lx_op(lx, "/"))
-            op = "/";
-        else if (lx_op(lx, "%") || lx_kw(lx, "MOD"))
-            op = "%";
-        else if (lx_kw(lx, "DIV"))
-            op = "div";
-        else
+        for (size_t k = 0; k < nops && !op; k++)
+            if (ops[k].kw ? lx_kw(lx, ops[k].tok) : lx_op(lx, ops[k].tok))
+                op = ops[k].op;
+        if (!op)
             break;
-        sql_expr *r = parse_unary(lx, cx);
+        sql_expr *r = next(lx, cx);
         if (!r)
             return NULL;
         l = node2(cx, E_BIN, op, l, r);
     }
     return l;
+}
+
+static sql_expr *parse_mul(sql_lex *lx, sql_ctx *cx)
+{
+    static const bin_op ops[] = {{"*", false, "*"}, {"/", false, "/"}, {"%", false, "%"}, {"MOD", true, "%"},
+                                 {"DIV", true, "div"}};
+    return parse_chain(lx, cx, parse_unary, ops, sizeof ops / sizeof ops[0]);
 }
 
 static sql_expr *parse_add(sql_lex *lx, sql_ctx *cx)
 {
-    sql_expr *l = parse_mul(lx, cx);
-    while (l) {
-        const char *op = NULL;
-        if (lx_op(lx, "+"))
-            op = "+";
-        else if (lx_op(lx, "-"))
-            op = "-";
-        else
-            break;
-        sql_expr *r = parse_mul(lx, cx);
-        if (!r)
-            return NULL;
-        l = node2(cx, E_BIN, op, l, r);
-    }
-    return l;
+    static const bin_op ops[] = {{"+", false, "+"}, {"-", false, "-"}};
+    return parse_chain(lx, cx, parse_mul, ops, sizeof ops / sizeof ops[0]);
 }
 
+/* A node of `kind` over args[0..n). */
+static sql_expr *node_args(sql_ctx *cx, ek kind, bool neg, sql_expr *const *args, size_t n)
+{
+    sql_expr *e = node(cx, kind);
+    e->neg = neg;
+    e->args = cdch_arena_alloc(cx->a, n * sizeof *e->args);
+    memcpy(e->args, args, n * sizeof *e->args);
+    e->nargs = n;
+    return e;
+}
+
+/* l IS [NOT] NULL | TRUE | FALSE (after IS) */
+static sql_expr *parse_is(sql_lex *lx, sql_ctx *cx, sql_expr *l)
+{
+    bool neg = lx_kw(lx, "NOT");
+    if (lx_kw(lx, "NULL"))
+        return node_args(cx, E_ISNULL, neg, &l, 1);
+    if (lx_kw(lx, "TRUE") || lx_kw(lx, "FALSE")) {
+        bool want = strcasecmp(lx->t[lx->i - 1].text, "TRUE") == 0;
+        sql_expr *lit = node(cx, E_LIT);
+        lit->lit = qv_int(want != neg);
+        return node2(cx, E_BIN, "is", l, lit);
+    }
+    return syntax(lx, cx);
+}
+
+/* l [NOT] IN (x, ...) (after IN) */
+static sql_expr *parse_in(sql_lex *lx, sql_ctx *cx, sql_expr *l, bool neg)
+{
+    if (!lx_op(lx, "("))
+        return syntax(lx, cx);
+    if (lx_is_kw(lx, 0, "SELECT")) {
+        sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support 'subqueries'");
+        return NULL;
+    }
+    sql_expr *e = node(cx, E_IN);
+    e->neg = neg;
+    size_t cap = 8;
+    e->args = cdch_arena_alloc(cx->a, cap * sizeof *e->args);
+    e->args[e->nargs++] = l;
+    for (;;) {
+        sql_expr *x = parse_or(lx, cx);
+        if (!x)
+            return NULL;
+        if (e->nargs == cap) {
+            sql_expr **na = cdch_arena_alloc(cx->a, cap * 2 * sizeof *na);
+            memcpy(na, e->args, cap * sizeof *na);
+            e->args = na;
+            cap *= 2;
+        }
+        e->args[e->nargs++] = x;
+        if (!lx_op(lx, ","))
+            break;
+    }
+    if (!lx_op(lx, ")"))
+        return syntax(lx, cx);
+    return e;
+}
+
+/* l [NOT] BETWEEN lo AND hi (after BETWEEN) */
+static sql_expr *parse_between(sql_lex *lx, sql_ctx *cx, sql_expr *l, bool neg)
+{
+    sql_expr *lo = parse_add(lx, cx);
+    if (!lo || !lx_kw(lx, "AND"))
+        return lo ? syntax(lx, cx) : NULL;
+    sql_expr *hi = parse_add(lx, cx);
+    if (!hi)
+        return NULL;
+    sql_expr *args[3] = {l, lo, hi};
+    return node_args(cx, E_BETWEEN, neg, args, 3);
+}
+
+/* l [NOT] LIKE pattern [ESCAPE c] (after LIKE) */
+static sql_expr *parse_like(sql_lex *lx, sql_ctx *cx, sql_expr *l, bool neg)
+{
+    sql_expr *r = parse_add(lx, cx);
+    if (!r)
+        return NULL;
+    if (lx_kw(lx, "ESCAPE") && !parse_primary(lx, cx))
+        return NULL;
+    sql_expr *e = node2(cx, E_LIKE, "like", l, r);
+    if (e)
+        e->neg = neg;
+    return e;
+}
+
+/* Comparisons, IS, [NOT] LIKE / IN / BETWEEN; each step returns the new
+ * left operand, NULL on an error (which ends the chain). */
 static sql_expr *parse_cmp(sql_lex *lx, sql_ctx *cx)
 {
     sql_expr *l = parse_add(lx, cx);
@@ -929,99 +1116,28 @@ static sql_expr *parse_cmp(sql_lex *lx, sql_ctx *cx)
                 op = ops[k];
         if (op) {
             sql_expr *r = parse_add(lx, cx);
-            if (!r)
-                return NULL;
-            l = node2(cx, E_BIN, op, l, r);
+            l = r ? node2(cx, E_BIN, op, l, r) : NULL;
             continue;
         }
-        bool neg = false;
         size_t save = lx->i;
         if (lx_kw(lx, "IS")) {
-            neg = lx_kw(lx, "NOT");
-            if (lx_kw(lx, "NULL")) {
-                sql_expr *e = node(cx, E_ISNULL);
-                e->neg = neg;
-                e->args = cdch_arena_alloc(cx->a, sizeof *e->args);
-                e->args[0] = l;
-                e->nargs = 1;
-                l = e;
-                continue;
-            }
-            if (lx_kw(lx, "TRUE") || lx_kw(lx, "FALSE")) {
-                bool want = strcasecmp(lx->t[lx->i - 1].text, "TRUE") == 0;
-                sql_expr *lit = node(cx, E_LIT);
-                lit->lit = qv_int(want != neg);
-                l = node2(cx, E_BIN, "is", l, lit);
-                continue;
-            }
-            return syntax(lx, cx);
+            l = parse_is(lx, cx, l);
+            continue;
         }
-        neg = lx_kw(lx, "NOT");
+        bool neg = lx_kw(lx, "NOT");
         if (lx_kw(lx, "LIKE")) {
-            sql_expr *r = parse_add(lx, cx);
-            if (!r)
-                return NULL;
-            if (lx_kw(lx, "ESCAPE") && !parse_primary(lx, cx))
-                return NULL;
-            l = node2(cx, E_LIKE, "like", l, r);
-            if (l)
-                l->neg = neg;
-            continue;
-        }
-        if (lx_kw(lx, "REGEXP") || lx_kw(lx, "RLIKE")) {
+            l = parse_like(lx, cx, l, neg);
+        } else if (lx_kw(lx, "REGEXP") || lx_kw(lx, "RLIKE")) {
             sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support 'REGEXP'");
-            return NULL;
+            l = NULL;
+        } else if (lx_kw(lx, "IN")) {
+            l = parse_in(lx, cx, l, neg);
+        } else if (lx_kw(lx, "BETWEEN")) {
+            l = parse_between(lx, cx, l, neg);
+        } else {
+            lx->i = save;
+            break;
         }
-        if (lx_kw(lx, "IN")) {
-            if (!lx_op(lx, "("))
-                return syntax(lx, cx);
-            if (lx_is_kw(lx, 0, "SELECT")) {
-                sql_fail(cx, 1235, "42000", "This version of the fake primary doesn't yet support 'subqueries'");
-                return NULL;
-            }
-            sql_expr *e = node(cx, E_IN);
-            e->neg = neg;
-            size_t cap = 8;
-            e->args = cdch_arena_alloc(cx->a, cap * sizeof *e->args);
-            e->args[e->nargs++] = l;
-            for (;;) {
-                sql_expr *x = parse_or(lx, cx);
-                if (!x)
-                    return NULL;
-                if (e->nargs == cap) {
-                    sql_expr **na = cdch_arena_alloc(cx->a, cap * 2 * sizeof *na);
-                    memcpy(na, e->args, cap * sizeof *na);
-                    e->args = na;
-                    cap *= 2;
-                }
-                e->args[e->nargs++] = x;
-                if (!lx_op(lx, ","))
-                    break;
-            }
-            if (!lx_op(lx, ")"))
-                return syntax(lx, cx);
-            l = e;
-            continue;
-        }
-        if (lx_kw(lx, "BETWEEN")) {
-            sql_expr *lo = parse_add(lx, cx);
-            if (!lo || !lx_kw(lx, "AND"))
-                return lo ? syntax(lx, cx) : NULL;
-            sql_expr *hi = parse_add(lx, cx);
-            if (!hi)
-                return NULL;
-            sql_expr *e = node(cx, E_BETWEEN);
-            e->neg = neg;
-            e->args = cdch_arena_alloc(cx->a, 3 * sizeof *e->args);
-            e->args[0] = l;
-            e->args[1] = lo;
-            e->args[2] = hi;
-            e->nargs = 3;
-            l = e;
-            continue;
-        }
-        lx->i = save;
-        break;
     }
     return l;
 }
@@ -1118,131 +1234,268 @@ static qval uuid_value(cdch_arena *a)
     return qv_cstr(a, t);
 }
 
-static int call_func(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+/* ---- functions: one small evaluator a family, found by name in k_funcs ---- */
+
+typedef int (*func_fn)(const sql_expr *e, sql_ctx *cx, qval *args, qval *out);
+
+static int fn_now(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
 {
+    (void)e, (void)args;
+    char b[64];
+    now_text(b, sizeof b, "%Y-%m-%d %H:%M:%S");
+    *out = qv_cstr(cx->a, b);
+    return 0;
+}
+
+static int fn_curdate(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)args;
+    char b[64];
+    now_text(b, sizeof b, "%Y-%m-%d");
+    *out = qv_cstr(cx->a, b);
+    return 0;
+}
+
+static int fn_curtime(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)args;
+    char b[64];
+    now_text(b, sizeof b, "%H:%M:%S");
+    *out = qv_cstr(cx->a, b);
+    return 0;
+}
+
+static int fn_unix_timestamp(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)cx, (void)args;
+    *out = qv_int((int64_t)time(NULL));
+    return 0;
+}
+
+/* CONNECTION_ID(), DATABASE(), USER(), CURRENT_USER, VERSION() */
+static int fn_session(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)args;
     const char *f = e->name;
     srv_conn *c = cx->c;
     char b[256];
-    size_t n = e->nargs;
-    if (!strcmp(f, "now") || !strcmp(f, "current_timestamp") || !strcmp(f, "sysdate") || !strcmp(f, "localtime") ||
-        !strcmp(f, "localtimestamp") || !strcmp(f, "utc_timestamp")) {
-        now_text(b, sizeof b, "%Y-%m-%d %H:%M:%S");
-        *out = qv_cstr(cx->a, b);
-    } else if (!strcmp(f, "curdate") || !strcmp(f, "current_date") || !strcmp(f, "utc_date")) {
-        now_text(b, sizeof b, "%Y-%m-%d");
-        *out = qv_cstr(cx->a, b);
-    } else if (!strcmp(f, "curtime") || !strcmp(f, "current_time") || !strcmp(f, "utc_time")) {
-        now_text(b, sizeof b, "%H:%M:%S");
-        *out = qv_cstr(cx->a, b);
-    } else if (!strcmp(f, "unix_timestamp") && n == 0) {
-        *out = qv_int((int64_t)time(NULL));
-    } else if (!strcmp(f, "connection_id")) {
+    if (!strcmp(f, "connection_id")) {
         *out = qv_int(c->id);
     } else if (!strcmp(f, "database") || !strcmp(f, "schema")) {
         *out = c->db[0] ? qv_cstr(cx->a, c->db) : (qval){0};
-    } else if (!strcmp(f, "user") || !strcmp(f, "session_user") || !strcmp(f, "system_user")) {
-        snprintf(b, sizeof b, "%s@%s", c->user, c->peer);
-        *out = qv_cstr(cx->a, b);
     } else if (!strcmp(f, "current_user")) {
         snprintf(b, sizeof b, "%s@%%", c->user);
         *out = qv_cstr(cx->a, b);
     } else if (!strcmp(f, "version")) {
         *out = qv_cstr(cx->a, c->srv->version);
-    } else if (!strcmp(f, "uuid")) {
-        *out = uuid_value(cx->a);
-    } else if (!strcmp(f, "last_insert_id") || !strcmp(f, "row_count") || !strcmp(f, "found_rows") ||
-               !strcmp(f, "sleep")) {
-        *out = qv_int(0);
-    } else if (!strcmp(f, "count")) {
-        *out = qv_int((int64_t)cx->count);
-    } else if ((!strcmp(f, "lower") || !strcmp(f, "lcase") || !strcmp(f, "upper") || !strcmp(f, "ucase")) &&
-               n == 1) {
-        if (args[0].k == QV_NULL) {
-            *out = args[0];
-            return 0;
-        }
-        size_t len;
-        const char *s = qv_text(&args[0], cx->a, &len);
-        char *o = cdch_arena_memdup(cx->a, s, len);
-        bool up = f[0] == 'u';
-        for (size_t i = 0; i < len; i++)
-            o[i] = (char)(up ? toupper((unsigned char)o[i]) : tolower((unsigned char)o[i]));
-        *out = qv_str(o, len);
-    } else if (!strcmp(f, "concat") || !strcmp(f, "concat_ws")) {
-        cdch_buf cb = CDCH_BUF_INIT;
-        size_t sl = 0;
-        const char *sep = NULL;
-        size_t first = 0;
-        if (f[6] == '_') {
-            if (n == 0 || args[0].k == QV_NULL) {
-                *out = (qval){0};
-                return 0;
-            }
-            sep = qv_text(&args[0], cx->a, &sl);
-            first = 1;
-        }
-        bool any = false;
-        for (size_t i = first; i < n; i++) {
-            if (args[i].k == QV_NULL) {
-                if (!sep) {
-                    cdch_buf_free(&cb);
-                    *out = (qval){0};
-                    return 0;
-                }
-                continue;
-            }
-            size_t len;
-            const char *s = qv_text(&args[i], cx->a, &len);
-            if (sep && any)
-                cdch_put_bytes(&cb, sep, sl);
-            cdch_put_bytes(&cb, s, len);
-            any = true;
-        }
-        *out = qv_str(cdch_arena_memdup(cx->a, cb.data ? (const char *)cb.data : "", cb.len), cb.len);
-        cdch_buf_free(&cb);
-    } else if ((!strcmp(f, "ifnull") || !strcmp(f, "coalesce") || !strcmp(f, "nvl")) && n >= 1) {
-        *out = (qval){0};
-        for (size_t i = 0; i < n; i++)
-            if (args[i].k != QV_NULL) {
-                *out = args[i];
-                break;
-            }
-    } else if (!strcmp(f, "if") && n == 3) {
-        *out = qv_true(&args[0]) ? args[1] : args[2];
-    } else if ((!strcmp(f, "length") || !strcmp(f, "char_length") || !strcmp(f, "octet_length")) && n == 1) {
-        size_t len;
-        if (!qv_text(&args[0], cx->a, &len))
-            *out = (qval){0};
-        else
-            *out = qv_int((int64_t)len);
-    } else if ((!strcmp(f, "cast") || !strcmp(f, "convert") || !strcmp(f, "binary")) && n >= 1) {
-        *out = args[0];
-    } else if (!strcmp(f, "charset")) {
-        *out = qv_cstr(cx->a, "utf8mb4");
-    } else if (!strcmp(f, "collation")) {
-        *out = qv_cstr(cx->a, "utf8mb4_0900_ai_ci");
-    } else if ((!strcmp(f, "gtid_subtract") || !strcmp(f, "gtid_subset")) && n == 2) {
-        if (args[0].k == QV_NULL || args[1].k == QV_NULL) {
-            *out = (qval){0};
-            return 0;
-        }
-        const char *x = qv_text(&args[0], cx->a, NULL), *y = qv_text(&args[1], cx->a, NULL);
-        cdch_buf gb = CDCH_BUF_INIT;
-        char err[256];
-        if (sql_gtid_subtract(x, y, cx->a, &gb, err, sizeof err) != 0) {
-            cdch_buf_free(&gb);
-            return sql_fail(cx, 1772, "HY000", "Malformed GTID set specification: %s", err);
-        }
-        if (f[5] == 's' && f[6] == 'u' && f[7] == 'b' && f[8] == 't')
-            *out = qv_str(cdch_arena_memdup(cx->a, gb.data ? (const char *)gb.data : "", gb.len), gb.len);
-        else
-            *out = qv_int(gb.len == 0);
-        cdch_buf_free(&gb);
-    } else {
-        return sql_fail(cx, 1305, "42000", "FUNCTION %s does not exist (the fake primary knows a fixed set of "
-                                           "functions: extend call_func in harness/server/sql.c)", f);
+    } else { /* user, session_user, system_user */
+        snprintf(b, sizeof b, "%s@%s", c->user, c->peer);
+        *out = qv_cstr(cx->a, b);
     }
     return 0;
+}
+
+static int fn_uuid(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)args;
+    *out = uuid_value(cx->a);
+    return 0;
+}
+
+/* LAST_INSERT_ID(), ROW_COUNT(), FOUND_ROWS(), SLEEP(n): 0 */
+static int fn_zero(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)cx, (void)args;
+    *out = qv_int(0);
+    return 0;
+}
+
+static int fn_count(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)args;
+    *out = qv_int((int64_t)cx->count);
+    return 0;
+}
+
+/* LOWER / LCASE / UPPER / UCASE */
+static int fn_case(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    if (args[0].k == QV_NULL) {
+        *out = args[0];
+        return 0;
+    }
+    size_t len;
+    const char *s = qv_text(&args[0], cx->a, &len);
+    char *o = cdch_arena_memdup(cx->a, s, len);
+    bool up = e->name[0] == 'u';
+    for (size_t i = 0; i < len; i++)
+        o[i] = (char)(up ? toupper((unsigned char)o[i]) : tolower((unsigned char)o[i]));
+    *out = qv_str(o, len);
+    return 0;
+}
+
+/* CONCAT (NULL if any argument is) and CONCAT_WS (NULLs skipped) */
+static int fn_concat(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    size_t n = e->nargs, sl = 0, first = 0;
+    const char *sep = NULL;
+    *out = (qval){0};
+    if (e->name[6] == '_') {
+        if (n == 0 || args[0].k == QV_NULL)
+            return 0;
+        sep = qv_text(&args[0], cx->a, &sl);
+        first = 1;
+    }
+    cdch_buf cb = CDCH_BUF_INIT;
+    bool any = false;
+    for (size_t i = first; i < n; i++) {
+        if (args[i].k == QV_NULL) {
+            if (!sep) {
+                cdch_buf_free(&cb);
+                return 0;
+            }
+            continue;
+        }
+        size_t len;
+        const char *s = qv_text(&args[i], cx->a, &len);
+        if (sep && any)
+            cdch_put_bytes(&cb, sep, sl);
+        cdch_put_bytes(&cb, s, len);
+        any = true;
+    }
+    *out = qv_str(cdch_arena_memdup(cx->a, cb.data ? (const char *)cb.data : "", cb.len), cb.len);
+    cdch_buf_free(&cb);
+    return 0;
+}
+
+/* IFNULL / COALESCE / NVL: the first argument that is not NULL */
+static int fn_coalesce(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)cx;
+    *out = (qval){0};
+    for (size_t i = 0; i < e->nargs; i++)
+        if (args[i].k != QV_NULL) {
+            *out = args[i];
+            break;
+        }
+    return 0;
+}
+
+static int fn_if(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)cx;
+    *out = qv_true(&args[0]) ? args[1] : args[2];
+    return 0;
+}
+
+/* LENGTH / CHAR_LENGTH / OCTET_LENGTH: bytes */
+static int fn_length(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e;
+    size_t len;
+    if (!qv_text(&args[0], cx->a, &len))
+        *out = (qval){0};
+    else
+        *out = qv_int((int64_t)len);
+    return 0;
+}
+
+/* CAST / CONVERT / BINARY: the value as it is */
+static int fn_cast(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)cx;
+    *out = args[0];
+    return 0;
+}
+
+static int fn_charset(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)args;
+    *out = qv_cstr(cx->a, "utf8mb4");
+    return 0;
+}
+
+static int fn_collation(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e, (void)args;
+    *out = qv_cstr(cx->a, "utf8mb4_0900_ai_ci");
+    return 0;
+}
+
+/* GTID_SUBTRACT(a, b) / GTID_SUBSET(a, b) */
+static int fn_gtid(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    const char *f = e->name;
+    if (args[0].k == QV_NULL || args[1].k == QV_NULL) {
+        *out = (qval){0};
+        return 0;
+    }
+    const char *x = qv_text(&args[0], cx->a, NULL), *y = qv_text(&args[1], cx->a, NULL);
+    cdch_buf gb = CDCH_BUF_INIT;
+    char err[256];
+    if (sql_gtid_subtract(x, y, cx->a, &gb, err, sizeof err) != 0) {
+        cdch_buf_free(&gb);
+        return sql_fail(cx, 1772, "HY000", "Malformed GTID set specification: %s", err);
+    }
+    if (f[5] == 's' && f[6] == 'u' && f[7] == 'b' && f[8] == 't')
+        *out = qv_str(cdch_arena_memdup(cx->a, gb.data ? (const char *)gb.data : "", gb.len), gb.len);
+    else
+        *out = qv_int(gb.len == 0);
+    cdch_buf_free(&gb);
+    return 0;
+}
+
+/* The functions the fake primary knows (add a line to teach it one):
+ * names (space-separated), the argument counts it accepts (max -1: any),
+ * the evaluator. A call with another count is an unknown function. */
+static const struct func_def {
+    const char *names;
+    int min_args, max_args;
+    func_fn fn;
+} k_funcs[] = {
+    {"now current_timestamp sysdate localtime localtimestamp utc_timestamp", 0, -1, fn_now},
+    {"curdate current_date utc_date", 0, -1, fn_curdate},
+    {"curtime current_time utc_time", 0, -1, fn_curtime},
+    {"unix_timestamp", 0, 0, fn_unix_timestamp},
+    {"connection_id database schema user session_user system_user current_user version", 0, -1, fn_session},
+    {"uuid", 0, -1, fn_uuid},
+    {"last_insert_id row_count found_rows sleep", 0, -1, fn_zero},
+    {"count", 0, -1, fn_count},
+    {"lower lcase upper ucase", 1, 1, fn_case},
+    {"concat concat_ws", 0, -1, fn_concat},
+    {"ifnull coalesce nvl", 1, -1, fn_coalesce},
+    {"if", 3, 3, fn_if},
+    {"length char_length octet_length", 1, 1, fn_length},
+    {"cast convert binary", 1, -1, fn_cast},
+    {"charset", 0, -1, fn_charset},
+    {"collation", 0, -1, fn_collation},
+    {"gtid_subtract gtid_subset", 2, 2, fn_gtid},
+};
+
+static bool name_in(const char *names, const char *f)
+{
+    size_t fl = strlen(f);
+    for (const char *p = names; *p;) {
+        size_t wl = strcspn(p, " ");
+        if (wl == fl && strncmp(p, f, fl) == 0)
+            return true;
+        p += wl;
+        p += *p == ' ';
+    }
+    return false;
+}
+
+/* A function call: the k_funcs entry that knows the name and the argument count. */
+static int call_func(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    int n = (int)e->nargs;
+    for (size_t i = 0; i < sizeof k_funcs / sizeof k_funcs[0]; i++) {
+        const struct func_def *d = &k_funcs[i];
+        if (name_in(d->names, e->name) && n >= d->min_args && (d->max_args < 0 || n <= d->max_args))
+            return d->fn(e, cx, args, out);
+    }
+    return sql_fail(cx, 1305, "42000", "FUNCTION %s does not exist (the fake primary knows a fixed set of "
+                                       "functions: extend call_func in harness/server/sql.c)", e->name);
 }
 
 static int eval_col(const sql_expr *e, sql_ctx *cx, qval *out)
@@ -1270,47 +1523,193 @@ static int eval_col(const sql_expr *e, sql_ctx *cx, qval *out)
     return 0;
 }
 
-int sql_eval(const sql_expr *e, sql_ctx *cx, qval *out)
+static int eval_sysvar(const sql_expr *e, sql_ctx *cx, qval *out)
+{
+    char buf[4096];
+    uint8_t type;
+    bool is_null = false;
+    const char *v = srv_sysvar(cx->c, e->name, e->scope == 'g', false, buf, sizeof buf, &type, &is_null);
+    if (!v && !is_null) {
+        fprintf(stderr, "cdcharness serve: connection %u: unknown system variable @@%s (add it to "
+                        "harness/server/vars.c if a consumer needs it)\n",
+                cx->c->id, e->name);
+        return sql_fail(cx, 1193, "HY000", "Unknown system variable '%s'", e->name);
+    }
+    if (is_null) {
+        *out = (qval){0};
+    } else if (type == CDCH_T_LONGLONG) {
+        *out = qv_int((int64_t)strtoull(v, NULL, 10));
+        out->is_unsigned = v[0] != '-';
+    } else {
+        *out = qv_cstr(cx->a, v);
+    }
+    return 0;
+}
+
+static int eval_func(const sql_expr *e, sql_ctx *cx, qval *out)
+{
+    qval *args = e->nargs ? cdch_arena_alloc(cx->a, e->nargs * sizeof *args) : NULL;
+    if (!e->count_star)
+        for (size_t i = 0; i < e->nargs; i++)
+            if (sql_eval(e->args[i], cx, &args[i]) != 0)
+                return -1;
+    return call_func(e, cx, args, out);
+}
+
+static int eval_like(const sql_expr *e, sql_ctx *cx, qval *out)
 {
     qval a, b;
+    if (sql_eval(e->args[0], cx, &a) != 0 || sql_eval(e->args[1], cx, &b) != 0)
+        return -1;
+    if (a.k == QV_NULL || b.k == QV_NULL) {
+        *out = (qval){0};
+        return 0;
+    }
+    size_t an, bn;
+    const char *as = qv_text(&a, cx->a, &an), *bs = qv_text(&b, cx->a, &bn);
+    *out = qv_int(sql_like(as, an, bs, bn) != e->neg);
+    return 0;
+}
+
+static int eval_in(const sql_expr *e, sql_ctx *cx, qval *out)
+{
+    qval a, b;
+    if (sql_eval(e->args[0], cx, &a) != 0)
+        return -1;
+    if (a.k == QV_NULL) {
+        *out = a;
+        return 0;
+    }
+    bool found = false;
+    for (size_t i = 1; i < e->nargs && !found; i++) {
+        if (sql_eval(e->args[i], cx, &b) != 0)
+            return -1;
+        found = b.k != QV_NULL && qv_cmp(&a, &b) == 0;
+    }
+    *out = qv_int(found != e->neg);
+    return 0;
+}
+
+static int eval_between(const sql_expr *e, sql_ctx *cx, qval *out)
+{
+    qval a, lo, hi;
+    if (sql_eval(e->args[0], cx, &a) != 0 || sql_eval(e->args[1], cx, &lo) != 0 ||
+        sql_eval(e->args[2], cx, &hi) != 0)
+        return -1;
+    if (a.k == QV_NULL || lo.k == QV_NULL || hi.k == QV_NULL) {
+        *out = (qval){0};
+        return 0;
+    }
+    *out = qv_int((qv_cmp(&a, &lo) >= 0 && qv_cmp(&a, &hi) <= 0) != e->neg);
+    return 0;
+}
+
+/* AND / OR / XOR with SQL's NULL rules (both operands evaluated already). */
+static void eval_logic(const char *op, const qval *a, const qval *b, qval *out)
+{
+    if (a->k == QV_NULL || b->k == QV_NULL) {
+        bool other_decides = !strcmp(op, "and") ? (a->k != QV_NULL ? !qv_true(a) : b->k != QV_NULL && !qv_true(b))
+                           : !strcmp(op, "or")  ? (a->k != QV_NULL ? qv_true(a) : b->k != QV_NULL && qv_true(b))
+                                                : false;
+        *out = other_decides ? qv_int(!strcmp(op, "or")) : (qval){0};
+        return;
+    }
+    bool x = qv_true(a), y = qv_true(b);
+    *out = qv_int(!strcmp(op, "and") ? x && y : !strcmp(op, "or") ? x || y : x != y);
+}
+
+/* + - * / DIV % over two non-NULL values: integers stay integers (wrapping),
+ * except '/'; division by zero is NULL. */
+static void eval_arith(const char *op, const qval *a, const qval *b, qval *out)
+{
+    if (a->k == QV_INT && b->k == QV_INT && strcmp(op, "/") != 0) {
+        int64_t x = a->i, y = b->i;
+        if ((!strcmp(op, "div") || !strcmp(op, "%")) && y == 0) {
+            *out = (qval){0};
+            return;
+        }
+        *out = qv_int(!strcmp(op, "+")   ? (int64_t)((uint64_t)x + (uint64_t)y)
+                      : !strcmp(op, "-") ? (int64_t)((uint64_t)x - (uint64_t)y)
+                      : !strcmp(op, "*") ? (int64_t)((uint64_t)x * (uint64_t)y)
+                      : !strcmp(op, "%") ? x % y
+                                         : x / y);
+        return;
+    }
+    double x = qv_num(a), y = qv_num(b);
+    if ((!strcmp(op, "/") || !strcmp(op, "div") || !strcmp(op, "%")) && y == 0) {
+        *out = (qval){0};
+        return;
+    }
+    out->k = QV_DBL;
+    out->d = !strcmp(op, "+") ? x + y : !strcmp(op, "-") ? x - y : !strcmp(op, "*") ? x * y : x / y;
+    if (!strcmp(op, "div"))
+        *out = qv_int((int64_t)(x / y));
+}
+
+/* Binary operators: AND/OR short-circuit on the left operand, then
+ * logic, <=>, IS, comparisons (NULL if either side is) and arithmetic. */
+static int eval_bin(const sql_expr *e, sql_ctx *cx, qval *out)
+{
+    const char *op = e->name;
+    qval a, b;
+    if (sql_eval(e->args[0], cx, &a) != 0)
+        return -1;
+    if (!strcmp(op, "and") && a.k != QV_NULL && !qv_true(&a)) {
+        *out = qv_int(0);
+        return 0;
+    }
+    if (!strcmp(op, "or") && a.k != QV_NULL && qv_true(&a)) {
+        *out = qv_int(1);
+        return 0;
+    }
+    if (sql_eval(e->args[1], cx, &b) != 0)
+        return -1;
+    if (!strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor")) {
+        eval_logic(op, &a, &b, out);
+        return 0;
+    }
+    if (!strcmp(op, "<=>")) {
+        *out = qv_int((a.k == QV_NULL && b.k == QV_NULL) || (a.k != QV_NULL && b.k != QV_NULL && qv_cmp(&a, &b) == 0));
+        return 0;
+    }
+    if (!strcmp(op, "is")) {
+        *out = qv_int(a.k != QV_NULL && qv_true(&a) == qv_true(&b));
+        return 0;
+    }
+    if (a.k == QV_NULL || b.k == QV_NULL) {
+        *out = (qval){0};
+        return 0;
+    }
+    if (op[0] == '=' || op[0] == '<' || op[0] == '>' || op[0] == '!') {
+        int r = qv_cmp(&a, &b);
+        bool v = !strcmp(op, "=")    ? r == 0
+                 : !strcmp(op, "<>") ? r != 0
+                 : !strcmp(op, "!=") ? r != 0
+                 : !strcmp(op, "<")  ? r < 0
+                 : !strcmp(op, ">")  ? r > 0
+                 : !strcmp(op, "<=") ? r <= 0
+                                     : r >= 0;
+        *out = qv_int(v);
+        return 0;
+    }
+    eval_arith(op, &a, &b, out);
+    return 0;
+}
+
+int sql_eval(const sql_expr *e, sql_ctx *cx, qval *out)
+{
+    qval a;
     switch (e->kind) {
     case E_LIT: *out = e->lit; return 0;
     case E_STAR: return sql_fail(cx, 1064, "42000", "You have an error in your SQL syntax near '*'");
-    case E_SYSVAR: {
-        char buf[4096];
-        uint8_t type;
-        bool is_null = false;
-        const char *v = srv_sysvar(cx->c, e->name, e->scope == 'g', false, buf, sizeof buf, &type, &is_null);
-        if (!v && !is_null) {
-            fprintf(stderr, "cdcharness serve: connection %u: unknown system variable @@%s (add it to "
-                            "harness/server/vars.c if a consumer needs it)\n",
-                    cx->c->id, e->name);
-            return sql_fail(cx, 1193, "HY000", "Unknown system variable '%s'", e->name);
-        }
-        if (is_null) {
-            *out = (qval){0};
-        } else if (type == CDCH_T_LONGLONG) {
-            *out = qv_int((int64_t)strtoull(v, NULL, 10));
-            out->is_unsigned = v[0] != '-';
-        } else {
-            *out = qv_cstr(cx->a, v);
-        }
-        return 0;
-    }
+    case E_SYSVAR: return eval_sysvar(e, cx, out);
     case E_USERVAR: {
         const char *v = conn_uservar(cx->c, e->name);
         *out = v ? qv_cstr(cx->a, v) : (qval){0};
         return 0;
     }
     case E_COL: return eval_col(e, cx, out);
-    case E_FUNC: {
-        qval *args = e->nargs ? cdch_arena_alloc(cx->a, e->nargs * sizeof *args) : NULL;
-        if (!e->count_star)
-            for (size_t i = 0; i < e->nargs; i++)
-                if (sql_eval(e->args[i], cx, &args[i]) != 0)
-                    return -1;
-        return call_func(e, cx, args, out);
-    }
+    case E_FUNC: return eval_func(e, cx, out);
     case E_NEG:
         if (sql_eval(e->args[0], cx, &a) != 0)
             return -1;
@@ -1333,123 +1732,10 @@ int sql_eval(const sql_expr *e, sql_ctx *cx, qval *out)
             return -1;
         *out = qv_int((a.k == QV_NULL) != e->neg);
         return 0;
-    case E_LIKE: {
-        if (sql_eval(e->args[0], cx, &a) != 0 || sql_eval(e->args[1], cx, &b) != 0)
-            return -1;
-        if (a.k == QV_NULL || b.k == QV_NULL) {
-            *out = (qval){0};
-            return 0;
-        }
-        size_t an, bn;
-        const char *as = qv_text(&a, cx->a, &an), *bs = qv_text(&b, cx->a, &bn);
-        *out = qv_int(sql_like(as, an, bs, bn) != e->neg);
-        return 0;
-    }
-    case E_IN: {
-        if (sql_eval(e->args[0], cx, &a) != 0)
-            return -1;
-        if (a.k == QV_NULL) {
-            *out = a;
-            return 0;
-        }
-        bool found = false;
-        for (size_t i = 1; i < e->nargs && !found; i++) {
-            if (sql_eval(e->args[i], cx, &b) != 0)
-                return -1;
-            found = b.k != QV_NULL && qv_cmp(&a, &b) == 0;
-        }
-        *out = qv_int(found != e->neg);
-        return 0;
-    }
-    case E_BETWEEN: {
-        qval lo, hi;
-        if (sql_eval(e->args[0], cx, &a) != 0 || sql_eval(e->args[1], cx, &lo) != 0 ||
-            sql_eval(e->args[2], cx, &hi) != 0)
-            return -1;
-        if (a.k == QV_NULL || lo.k == QV_NULL || hi.k == QV_NULL) {
-            *out = (qval){0};
-            return 0;
-        }
-        *out = qv_int((qv_cmp(&a, &lo) >= 0 && qv_cmp(&a, &hi) <= 0) != e->neg);
-        return 0;
-    }
-    case E_BIN: {
-        const char *op = e->name;
-        if (sql_eval(e->args[0], cx, &a) != 0)
-            return -1;
-        if (!strcmp(op, "and") && a.k != QV_NULL && !qv_true(&a)) {
-            *out = qv_int(0);
-            return 0;
-        }
-        if (!strcmp(op, "or") && a.k != QV_NULL && qv_true(&a)) {
-            *out = qv_int(1);
-            return 0;
-        }
-        if (sql_eval(e->args[1], cx, &b) != 0)
-            return -1;
-        if (!strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor")) {
-            if (a.k == QV_NULL || b.k == QV_NULL) {
-                bool other_decides = !strcmp(op, "and") ? (a.k != QV_NULL ? !qv_true(&a) : b.k != QV_NULL && !qv_true(&b))
-                                   : !strcmp(op, "or")  ? (a.k != QV_NULL ? qv_true(&a) : b.k != QV_NULL && qv_true(&b))
-                                                        : false;
-                *out = other_decides ? qv_int(!strcmp(op, "or")) : (qval){0};
-                return 0;
-            }
-            bool x = qv_true(&a), y = qv_true(&b);
-            *out = qv_int(!strcmp(op, "and") ? x && y : !strcmp(op, "or") ? x || y : x != y);
-            return 0;
-        }
-        if (!strcmp(op, "<=>")) {
-            *out = qv_int((a.k == QV_NULL && b.k == QV_NULL) ||
-                          (a.k != QV_NULL && b.k != QV_NULL && qv_cmp(&a, &b) == 0));
-            return 0;
-        }
-        if (!strcmp(op, "is")) {
-            *out = qv_int(a.k != QV_NULL && qv_true(&a) == qv_true(&b));
-            return 0;
-        }
-        if (a.k == QV_NULL || b.k == QV_NULL) {
-            *out = (qval){0};
-            return 0;
-        }
-        if (op[0] == '=' || op[0] == '<' || op[0] == '>' || op[0] == '!') {
-            int r = qv_cmp(&a, &b);
-            bool v = !strcmp(op, "=")    ? r == 0
-                     : !strcmp(op, "<>") ? r != 0
-                     : !strcmp(op, "!=") ? r != 0
-                     : !strcmp(op, "<")  ? r < 0
-                     : !strcmp(op, ">")  ? r > 0
-                     : !strcmp(op, "<=") ? r <= 0
-                                         : r >= 0;
-            *out = qv_int(v);
-            return 0;
-        }
-        /* arithmetic */
-        bool ints = a.k == QV_INT && b.k == QV_INT;
-        if (ints && strcmp(op, "/") != 0) {
-            int64_t x = a.i, y = b.i;
-            if ((!strcmp(op, "div") || !strcmp(op, "%")) && y == 0) {
-                *out = (qval){0};
-                return 0;
-            }
-            *out = qv_int(!strcmp(op, "+")   ? (int64_t)((uint64_t)x + (uint64_t)y)
-                          : !strcmp(op, "-") ? (int64_t)((uint64_t)x - (uint64_t)y)
-                          : !strcmp(op, "*") ? (int64_t)((uint64_t)x * (uint64_t)y)
-                          : !strcmp(op, "%") ? x % y
-                                             : x / y);
-            return 0;
-        }
-        double x = qv_num(&a), y = qv_num(&b);
-        if ((!strcmp(op, "/") || !strcmp(op, "div") || !strcmp(op, "%")) && y == 0) {
-            *out = (qval){0};
-            return 0;
-        }
-        out->k = QV_DBL;
-        out->d = !strcmp(op, "+") ? x + y : !strcmp(op, "-") ? x - y : !strcmp(op, "*") ? x * y : x / y;
-        if (!strcmp(op, "div"))
-            *out = qv_int((int64_t)(x / y));
-        return 0;
-    }
+    case E_LIKE: return eval_like(e, cx, out);
+    case E_IN: return eval_in(e, cx, out);
+    case E_BETWEEN: return eval_between(e, cx, out);
+    case E_BIN: return eval_bin(e, cx, out);
     }
     return sql_fail(cx, 1064, "42000", "cannot evaluate expression");
 }
