@@ -181,199 +181,229 @@ static int auth_sha2(srv_conn *c, const char *user, const uint8_t *scramble, con
     return 0;
 }
 
-int srv_auth(srv_conn *c)
+/* 20 bytes, printable-ish, never NUL or '$' (like generate_user_salt). */
+static void make_scramble(uint8_t scramble[SCRAMBLE_LEN])
 {
-    struct cdch_server *srv = c->srv;
-    uint8_t scramble[SCRAMBLE_LEN];
-    if (RAND_bytes(scramble, sizeof scramble) != 1)
+    if (RAND_bytes(scramble, SCRAMBLE_LEN) != 1) {
+        fprintf(stderr, "cdcharness serve: OpenSSL RAND_bytes failed (no entropy for the scramble)\n");
         abort();
-    for (size_t i = 0; i < SCRAMBLE_LEN; i++) { /* printable-ish, never NUL or '$' (like generate_user_salt) */
+    }
+    for (size_t i = 0; i < SCRAMBLE_LEN; i++) {
         scramble[i] = (uint8_t)(scramble[i] & 0x7f);
         if (scramble[i] == 0 || scramble[i] == '$')
             scramble[i] = (uint8_t)(scramble[i] + 1);
     }
-    uint32_t scaps = server_caps(srv);
-    const char *want = plugin_name(srv->opts.auth);
+}
 
-    cdch_buf b = CDCH_BUF_INIT;
-    cdch_put_u8(&b, 10);
-    cdch_put_str(&b, srv->version);
-    cdch_put_u8(&b, 0);
-    cdch_put_le32(&b, c->id);
-    cdch_put_bytes(&b, scramble, 8);
-    cdch_put_u8(&b, 0);
-    cdch_put_le16(&b, (uint16_t)scaps);
-    cdch_put_u8(&b, 255); /* utf8mb4_0900_ai_ci */
-    cdch_put_le16(&b, SERVER_STATUS_AUTOCOMMIT);
-    cdch_put_le16(&b, (uint16_t)(scaps >> 16));
-    cdch_put_u8(&b, SCRAMBLE_LEN + 1);
-    cdch_put_zero(&b, 10);
-    cdch_put_bytes(&b, scramble + 8, SCRAMBLE_LEN - 8);
-    cdch_put_u8(&b, 0);
-    cdch_put_str(&b, want);
-    cdch_put_u8(&b, 0);
+/* HandshakeV10, laid out like MySQL 8.0.33's; b is scratch. */
+static int send_handshake(srv_conn *c, cdch_buf *b, const uint8_t *scramble, uint32_t scaps, const char *want)
+{
+    cdch_put_u8(b, 10);
+    cdch_put_str(b, c->srv->version);
+    cdch_put_u8(b, 0);
+    cdch_put_le32(b, c->id);
+    cdch_put_bytes(b, scramble, 8);
+    cdch_put_u8(b, 0);
+    cdch_put_le16(b, (uint16_t)scaps);
+    cdch_put_u8(b, 255); /* utf8mb4_0900_ai_ci */
+    cdch_put_le16(b, SERVER_STATUS_AUTOCOMMIT);
+    cdch_put_le16(b, (uint16_t)(scaps >> 16));
+    cdch_put_u8(b, SCRAMBLE_LEN + 1);
+    cdch_put_zero(b, 10);
+    cdch_put_bytes(b, scramble + 8, SCRAMBLE_LEN - 8);
+    cdch_put_u8(b, 0);
+    cdch_put_str(b, want);
+    cdch_put_u8(b, 0);
     c->seq = 0;
-    int rc = conn_write(c, b.data, b.len);
-    cdch_buf pkt = CDCH_BUF_INIT;
-    if (rc != 0 || read_packet(c, &pkt) != 0)
-        goto fail;
+    return conn_write(c, b->data, b->len);
+}
 
-    /* SSLRequest: the first 32 bytes of a response, with CLIENT_SSL */
-    if (pkt.len >= 4 && pkt.len <= 32 && (cdch_le16(pkt.data) & CLIENT_SSL)) {
-        if (!srv->ssl_ctx) {
-            conn_err(c, 1043, "08S01", "Bad handshake: TLS requested but this server has no TLS context");
-            goto fail;
-        }
-        cdch_err err;
-        if (srv_tls_accept(c, &err) != 0) {
-            fprintf(stderr, "cdcharness serve: %s\n", err.msg);
-            goto fail;
-        }
-        if (read_packet(c, &pkt) != 0)
-            goto fail;
+/* An SSLRequest (the first 32 bytes of a response, with CLIENT_SSL) in
+ * pkt: the TLS handshake, then the real response into pkt. */
+static int accept_tls(srv_conn *c, cdch_buf *pkt)
+{
+    if (!(pkt->len >= 4 && pkt->len <= 32 && (cdch_le16(pkt->data) & CLIENT_SSL)))
+        return 0;
+    if (!c->srv->ssl_ctx)
+        return conn_err(c, 1043, "08S01", "Bad handshake: TLS requested but this server has no TLS context"), -1;
+    cdch_err err;
+    if (srv_tls_accept(c, &err) != 0) {
+        fprintf(stderr, "cdcharness serve: %s\n", err.msg);
+        return -1;
     }
+    return read_packet(c, pkt);
+}
 
-    cdch_cursor cur = cdch_cur(pkt.data, pkt.len);
-    uint32_t ccaps = cdch_get_le32(&cur);
-    if (!(ccaps & CLIENT_PROTOCOL_41)) {
-        conn_err(c, 1043, "08S01", "Bad handshake: client does not speak protocol 4.1 (HandshakeResponse320)");
-        goto fail;
+/* A HandshakeResponse41 as parse_response reads it. */
+typedef struct hs_response {
+    uint32_t caps;      /* the client's capabilities */
+    char user[64];
+    uint8_t auth[512];  /* auth data (cut to 512 bytes) */
+    size_t alen;
+    char db[65];        /* "" = none */
+    char plugin[64];    /* the client's plugin, or what its capabilities imply */
+    char attrs[512];    /* connect attributes as "k=v k=v" (for the log) */
+} hs_response;
+
+/* A NUL-terminated string at the cursor (the rest of the input when it
+ * has no NUL): its bytes, its length in *n; the NUL is skipped. */
+static const uint8_t *get_nulstr(cdch_cursor *cur, size_t *n)
+{
+    const uint8_t *p = cur->p;
+    size_t k = 0;
+    while (p + k < cur->end && p[k])
+        k++;
+    cdch_skip(cur, k < cdch_cur_left(cur) ? k + 1 : k);
+    *n = k;
+    return p;
+}
+
+static void copy_nulstr(cdch_cursor *cur, char *dst, size_t cap)
+{
+    size_t n;
+    const uint8_t *p = get_nulstr(cur, &n);
+    snprintf(dst, cap, "%.*s", (int)n, (const char *)p);
+}
+
+/* Connect attributes: lenenc total, then lenenc key / value pairs. */
+static void read_attrs(cdch_cursor *cur, char *attrs, size_t cap)
+{
+    bool bad = false;
+    uint64_t total = cdch_get_lenenc(cur, &bad);
+    cdch_cursor ac = cdch_get_sub(cur, (size_t)total);
+    size_t used = 0;
+    while (!bad && cdch_cur_ok(&ac) && cdch_cur_left(&ac) > 0) {
+        uint64_t kl = cdch_get_lenenc(&ac, &bad);
+        const uint8_t *k = cdch_get_bytes(&ac, (size_t)kl);
+        uint64_t vl = cdch_get_lenenc(&ac, &bad);
+        const uint8_t *v = cdch_get_bytes(&ac, (size_t)vl);
+        if (!k || (vl && !v))
+            break;
+        if (used < cap - 1)
+            used += (size_t)snprintf(attrs + used, cap - used, "%s%.*s=%.*s", used ? " " : "", (int)kl,
+                                     (const char *)k, (int)vl, v ? (const char *)v : "");
+        if (used >= cap)
+            used = cap - 1;
     }
+}
+
+/* HandshakeResponse41: capabilities, charset, user, auth data (lenenc,
+ * 1-byte length or NUL-terminated), database, plugin, attributes. Sets
+ * c->charset and c->caps. -1 after an ERR for what cannot be parsed. */
+static int parse_response(srv_conn *c, const cdch_buf *pkt, uint32_t scaps, hs_response *r)
+{
+    cdch_cursor cur = cdch_cur(pkt->data, pkt->len);
+    r->caps = cdch_get_le32(&cur);
+    if (!(r->caps & CLIENT_PROTOCOL_41))
+        return conn_err(c, 1043, "08S01", "Bad handshake: client does not speak protocol 4.1 (HandshakeResponse320)"),
+               -1;
     (void)cdch_get_le32(&cur); /* max packet */
     c->charset = cdch_get_u8(&cur);
     cdch_skip(&cur, 23);
-    c->caps = ccaps & scaps;
-    char user[64] = "";
-    {
-        const uint8_t *p = cur.p;
-        size_t n = 0;
-        while (p + n < cur.end && p[n])
-            n++;
-        snprintf(user, sizeof user, "%.*s", (int)n, (const char *)p);
-        cdch_skip(&cur, n < cdch_cur_left(&cur) ? n + 1 : n);
-    }
+    c->caps = r->caps & scaps;
+    copy_nulstr(&cur, r->user, sizeof r->user);
     const uint8_t *adata = NULL;
     size_t alen = 0;
-    if (ccaps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
+    if (r->caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
         bool bad = false;
         alen = (size_t)cdch_get_lenenc(&cur, &bad);
         adata = cdch_get_bytes(&cur, alen);
-    } else if (ccaps & CLIENT_SECURE_CONNECTION) {
+    } else if (r->caps & CLIENT_SECURE_CONNECTION) {
         alen = cdch_get_u8(&cur);
         adata = cdch_get_bytes(&cur, alen);
     } else {
-        const uint8_t *p = cur.p;
-        size_t n = 0;
-        while (p + n < cur.end && p[n])
-            n++;
-        adata = p;
-        alen = n;
-        cdch_skip(&cur, n < cdch_cur_left(&cur) ? n + 1 : n);
+        adata = get_nulstr(&cur, &alen);
     }
-    if (!cdch_cur_ok(&cur) || (alen && !adata)) {
-        conn_err(c, 1043, "08S01", "Bad handshake: HandshakeResponse41 is truncated");
-        goto fail;
-    }
-    uint8_t auth_copy[512];
-    if (alen > sizeof auth_copy)
-        alen = sizeof auth_copy;
-    if (alen)
-        memcpy(auth_copy, adata, alen);
-    char db[65] = "";
-    if ((ccaps & CLIENT_CONNECT_WITH_DB) && cdch_cur_left(&cur) > 0) {
-        const uint8_t *p = cur.p;
-        size_t n = 0;
-        while (p + n < cur.end && p[n])
-            n++;
-        snprintf(db, sizeof db, "%.*s", (int)n, (const char *)p);
-        cdch_skip(&cur, n < cdch_cur_left(&cur) ? n + 1 : n);
-    }
-    char plugin[64] = "";
-    if ((ccaps & CLIENT_PLUGIN_AUTH) && cdch_cur_left(&cur) > 0) {
-        const uint8_t *p = cur.p;
-        size_t n = 0;
-        while (p + n < cur.end && p[n])
-            n++;
-        snprintf(plugin, sizeof plugin, "%.*s", (int)n, (const char *)p);
-        cdch_skip(&cur, n < cdch_cur_left(&cur) ? n + 1 : n);
-    }
-    char attrs[512] = "";
-    if ((ccaps & CLIENT_CONNECT_ATTRS) && cdch_cur_left(&cur) > 0) {
-        bool bad = false;
-        uint64_t total = cdch_get_lenenc(&cur, &bad);
-        cdch_cursor ac = cdch_get_sub(&cur, (size_t)total);
-        size_t used = 0;
-        while (!bad && cdch_cur_ok(&ac) && cdch_cur_left(&ac) > 0) {
-            uint64_t kl = cdch_get_lenenc(&ac, &bad);
-            const uint8_t *k = cdch_get_bytes(&ac, (size_t)kl);
-            uint64_t vl = cdch_get_lenenc(&ac, &bad);
-            const uint8_t *v = cdch_get_bytes(&ac, (size_t)vl);
-            if (!k || (vl && !v))
-                break;
-            if (used < sizeof attrs - 1)
-                used += (size_t)snprintf(attrs + used, sizeof attrs - used, "%s%.*s=%.*s", used ? " " : "",
-                                         (int)kl, (const char *)k, (int)vl, v ? (const char *)v : "");
-            if (used >= sizeof attrs)
-                used = sizeof attrs - 1;
-        }
-    }
-    if (!plugin[0])
-        snprintf(plugin, sizeof plugin, "%s",
-                 (ccaps & CLIENT_SECURE_CONNECTION) ? "mysql_native_password" : "mysql_old_password");
-    if (srv->opts.log_queries)
-        fprintf(stderr, "cdcharness serve: connection %u from %s: user '%s', plugin %s, %s%s%s%s\n", c->id,
-                c->peer, user, plugin, c->ssl ? "TLS " : "no TLS", c->ssl ? srv_tls_version(c) : "",
-                attrs[0] ? ", attributes: " : "", attrs);
+    if (!cdch_cur_ok(&cur) || (alen && !adata))
+        return conn_err(c, 1043, "08S01", "Bad handshake: HandshakeResponse41 is truncated"), -1;
+    r->alen = alen > sizeof r->auth ? sizeof r->auth : alen;
+    if (r->alen)
+        memcpy(r->auth, adata, r->alen);
+    if ((r->caps & CLIENT_CONNECT_WITH_DB) && cdch_cur_left(&cur) > 0)
+        copy_nulstr(&cur, r->db, sizeof r->db);
+    if ((r->caps & CLIENT_PLUGIN_AUTH) && cdch_cur_left(&cur) > 0)
+        copy_nulstr(&cur, r->plugin, sizeof r->plugin);
+    if ((r->caps & CLIENT_CONNECT_ATTRS) && cdch_cur_left(&cur) > 0)
+        read_attrs(&cur, r->attrs, sizeof r->attrs);
+    if (!r->plugin[0])
+        snprintf(r->plugin, sizeof r->plugin, "%s",
+                 (r->caps & CLIENT_SECURE_CONNECTION) ? "mysql_native_password" : "mysql_old_password");
+    return 0;
+}
 
-    if (strcmp(user, srv->opts.user) != 0) {
-        deny(c, user, alen > 0);
-        goto fail;
-    }
-    if (strcmp(plugin, want) != 0) {
-        if (!(ccaps & CLIENT_PLUGIN_AUTH)) {
-            conn_err(c, 1251, "08004",
-                     "Client does not support authentication protocol requested by server; consider upgrading "
-                     "MySQL client (account uses %s)",
-                     want);
-            goto fail;
-        }
-        cdch_buf_reset(&b);
-        cdch_put_u8(&b, 0xFE);
-        cdch_put_str(&b, want);
-        cdch_put_u8(&b, 0);
-        cdch_put_bytes(&b, scramble, SCRAMBLE_LEN);
-        cdch_put_u8(&b, 0);
-        if (srv->opts.log_queries)
-            fprintf(stderr, "cdcharness serve: connection %u: AuthSwitchRequest %s -> %s\n", c->id, plugin, want);
-        if (conn_write(c, b.data, b.len) != 0 || read_packet(c, &pkt) != 0)
-            goto fail;
-        alen = pkt.len < sizeof auth_copy ? pkt.len : sizeof auth_copy;
-        if (alen)
-            memcpy(auth_copy, pkt.data, alen);
-    }
+/* AuthSwitchRequest to the server's plugin; the client's answer replaces r->auth. */
+static int switch_plugin(srv_conn *c, hs_response *r, const uint8_t *scramble, const char *want, cdch_buf *b,
+                         cdch_buf *pkt)
+{
+    if (!(r->caps & CLIENT_PLUGIN_AUTH))
+        return conn_err(c, 1251, "08004",
+                        "Client does not support authentication protocol requested by server; consider upgrading "
+                        "MySQL client (account uses %s)",
+                        want),
+               -1;
+    cdch_buf_reset(b);
+    cdch_put_u8(b, 0xFE);
+    cdch_put_str(b, want);
+    cdch_put_u8(b, 0);
+    cdch_put_bytes(b, scramble, SCRAMBLE_LEN);
+    cdch_put_u8(b, 0);
+    if (c->srv->opts.log_queries)
+        fprintf(stderr, "cdcharness serve: connection %u: AuthSwitchRequest %s -> %s\n", c->id, r->plugin, want);
+    if (conn_write(c, b->data, b->len) != 0 || read_packet(c, pkt) != 0)
+        return -1;
+    r->alen = pkt->len < sizeof r->auth ? pkt->len : sizeof r->auth;
+    if (r->alen)
+        memcpy(r->auth, pkt->data, r->alen);
+    return 0;
+}
+
+/* The account, the plugin exchange and the password; then the database. */
+static int authenticate(srv_conn *c, hs_response *r, const uint8_t *scramble, const char *want, cdch_buf *b,
+                        cdch_buf *pkt)
+{
+    struct cdch_server *srv = c->srv;
+    if (strcmp(r->user, srv->opts.user) != 0)
+        return deny(c, r->user, r->alen > 0);
+    if (strcmp(r->plugin, want) != 0 && switch_plugin(c, r, scramble, want, b, pkt) != 0)
+        return -1;
     if (srv->opts.auth == CDCH_AUTH_NATIVE) {
-        if (!check_native(srv->opts.password, scramble, auth_copy, alen)) {
-            deny(c, user, alen > 0);
-            goto fail;
-        }
-    } else if (auth_sha2(c, user, scramble, auth_copy, alen, &pkt) != 0) {
-        goto fail;
+        if (!check_native(srv->opts.password, scramble, r->auth, r->alen))
+            return deny(c, r->user, r->alen > 0);
+    } else if (auth_sha2(c, r->user, scramble, r->auth, r->alen, pkt) != 0) {
+        return -1;
     }
-    snprintf(c->user, sizeof c->user, "%s", user);
-    if (db[0]) {
-        if (!srv_db_exists(srv, db)) {
-            conn_err(c, 1049, "42000", "Unknown database '%s'", db);
-            goto fail;
-        }
-        snprintf(c->db, sizeof c->db, "%s", db);
+    snprintf(c->user, sizeof c->user, "%s", r->user);
+    if (r->db[0]) {
+        if (!srv_db_exists(srv, r->db))
+            return conn_err(c, 1049, "42000", "Unknown database '%s'", r->db), -1;
+        snprintf(c->db, sizeof c->db, "%s", r->db);
     }
-    c->status = SERVER_STATUS_AUTOCOMMIT;
-    rc = conn_ok(c, 0, 0, c->status, 0);
+    return 0;
+}
+
+int srv_auth(srv_conn *c)
+{
+    struct cdch_server *srv = c->srv;
+    uint8_t scramble[SCRAMBLE_LEN];
+    make_scramble(scramble);
+    uint32_t scaps = server_caps(srv);
+    const char *want = plugin_name(srv->opts.auth);
+    cdch_buf b = CDCH_BUF_INIT, pkt = CDCH_BUF_INIT;
+    hs_response r;
+    memset(&r, 0, sizeof r);
+    int rc = -1;
+    if (send_handshake(c, &b, scramble, scaps, want) == 0 && read_packet(c, &pkt) == 0 && accept_tls(c, &pkt) == 0 &&
+        parse_response(c, &pkt, scaps, &r) == 0) {
+        if (srv->opts.log_queries)
+            fprintf(stderr, "cdcharness serve: connection %u from %s: user '%s', plugin %s, %s%s%s%s\n", c->id,
+                    c->peer, r.user, r.plugin, c->ssl ? "TLS " : "no TLS", c->ssl ? srv_tls_version(c) : "",
+                    r.attrs[0] ? ", attributes: " : "", r.attrs);
+        if (authenticate(c, &r, scramble, want, &b, &pkt) == 0) {
+            c->status = SERVER_STATUS_AUTOCOMMIT;
+            rc = conn_ok(c, 0, 0, c->status, 0);
+        }
+    }
     cdch_buf_free(&b);
     cdch_buf_free(&pkt);
     return rc;
-fail:
-    cdch_buf_free(&b);
-    cdch_buf_free(&pkt);
-    return -1;
 }
