@@ -452,91 +452,82 @@ static int scan_gtids(srv_catalog *cat, srv_binlog_file *f, cdch_gtid_set *into,
 
 static char *adup(srv_catalog *cat, const char *s) { return cdch_arena_strdup(&cat->arena, s ? s : ""); }
 
-srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cdch_err *err)
+/* stream.json: the server's identity and settings into cat, its "files" array into *files. */
+static int load_manifest(srv_catalog *cat, const char *stream_dir, jv *root, const jv **files, cdch_err *err)
 {
-    (void)s; /* everything needed is in stream.json and the files */
-    srv_catalog *cat = cdch_xcalloc(1, sizeof *cat);
-    cat->dir = adup(cat, stream_dir);
     char path[4096];
     snprintf(path, sizeof path, "%s/stream.json", stream_dir);
     size_t jlen = 0;
     cdch_err rerr;
     char *json = cdch_read_file(path, 64u << 20, &jlen, &rerr);
-    if (!json) { /* rerr names the file */
-        cdch_err_set(err, "cannot read %s (is %s a directory written by `cdcharness gen`?)", rerr.msg, stream_dir);
-        srv_catalog_free(cat);
-        return NULL;
-    }
+    if (!json) /* "PATH: cannot open: reason" and the like */
+        return cdch_err_set(err, "%s (is %s a directory written by `cdcharness gen`?)", rerr.msg, stream_dir);
     jparser jp = {json, json + jlen, json, &cat->arena, ""};
-    jv root;
-    if (jvalue(&jp, &root, 0) != 0 || root.kind != JV_OBJ) {
+    if (jvalue(&jp, root, 0) != 0 || root->kind != JV_OBJ) {
         cdch_err_set(err, "%s: not a stream manifest: %s", path, jp.msg[0] ? jp.msg : "not a JSON object");
         free(json);
-        srv_catalog_free(cat);
-        return NULL;
+        return -1;
     }
     free(json);
-
-    const char *uuid = jstr(&root, "server_uuid");
-    const char *version = jstr(&root, "server_version");
-    const jv *sid = jget(&root, "server_id");
-    const jv *files = jget(&root, "files");
-    if (!uuid || !version || !sid || sid->kind != JV_NUM || !files || files->kind != JV_ARR) {
-        cdch_err_set(err, "%s: missing server_uuid, server_version, server_id or files", path);
-        srv_catalog_free(cat);
-        return NULL;
-    }
-    if (cdch_uuid_parse(uuid, cat->uuid) != 0) {
-        cdch_err_set(err, "%s: server_uuid '%s' is not a UUID", path, uuid);
-        srv_catalog_free(cat);
-        return NULL;
-    }
+    const char *uuid = jstr(root, "server_uuid");
+    const char *version = jstr(root, "server_version");
+    const jv *sid = jget(root, "server_id");
+    *files = jget(root, "files");
+    if (!uuid || !version || !sid || sid->kind != JV_NUM || !*files || (*files)->kind != JV_ARR)
+        return cdch_err_set(err, "%s: missing server_uuid, server_version, server_id or files", path);
+    if (cdch_uuid_parse(uuid, cat->uuid) != 0)
+        return cdch_err_set(err, "%s: server_uuid '%s' is not a UUID", path, uuid);
     cdch_uuid_format(cat->uuid, cat->uuid_text);
     cat->version = adup(cat, version);
     cat->server_id = (uint32_t)strtoull(sid->numtext, NULL, 10);
-    const jv *gm = jget(&root, "gtid_mode");
+    const jv *gm = jget(root, "gtid_mode");
     cat->gtid_mode = gm && gm->kind == JV_BOOL ? gm->b : true;
-    cat->checksum = adup(cat, jstr(&root, "checksum") ? jstr(&root, "checksum") : "CRC32");
-    cat->row_image = adup(cat, jstr(&root, "row_image") ? jstr(&root, "row_image") : "FULL");
-    cat->row_metadata = adup(cat, jstr(&root, "row_metadata") ? jstr(&root, "row_metadata") : "MINIMAL");
-    cat->basename = adup(cat, jstr(&root, "basename") ? jstr(&root, "basename") : "binlog");
-    cat->mode = adup(cat, jstr(&root, "mode"));
+    cat->checksum = adup(cat, jstr(root, "checksum") ? jstr(root, "checksum") : "CRC32");
+    cat->row_image = adup(cat, jstr(root, "row_image") ? jstr(root, "row_image") : "FULL");
+    cat->row_metadata = adup(cat, jstr(root, "row_metadata") ? jstr(root, "row_metadata") : "MINIMAL");
+    cat->basename = adup(cat, jstr(root, "basename") ? jstr(root, "basename") : "binlog");
+    cat->mode = adup(cat, jstr(root, "mode"));
+    if ((*files)->n == 0)
+        return cdch_err_set(err, "%s lists no binlog files", path);
+    return 0;
+}
 
-    if (files->n == 0) {
-        cdch_err_set(err, "%s lists no binlog files", path);
-        srv_catalog_free(cat);
-        return NULL;
-    }
-
-    /* index file: the names as MySQL's log_file_name carries them */
-    char **index_lines = NULL;
-    size_t nindex = 0;
+/* <basename>.index (optional): the names as MySQL's log_file_name carries them. */
+static size_t read_index(srv_catalog *cat, const char *stream_dir, char ***lines)
+{
+    char path[4096];
     snprintf(path, sizeof path, "%s/%s.index", stream_dir, cat->basename);
-    size_t ilen = 0;
-    char *index = cdch_read_file(path, 16u << 20, &ilen, NULL); /* optional */
-    if (index) {
-        index_lines = cdch_arena_alloc(&cat->arena, (ilen / 2 + 2) * sizeof *index_lines);
-        char *save = NULL;
-        for (char *line = strtok_r(index, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            size_t l = strlen(line);
-            while (l && (line[l - 1] == '\r' || line[l - 1] == ' '))
-                line[--l] = '\0';
-            if (l)
-                index_lines[nindex++] = adup(cat, line);
-        }
-        free(index);
+    size_t ilen = 0, n = 0;
+    char *index = cdch_read_file(path, 16u << 20, &ilen, NULL);
+    *lines = NULL;
+    if (!index)
+        return 0;
+    *lines = cdch_arena_alloc(&cat->arena, (ilen / 2 + 2) * sizeof **lines);
+    char *save = NULL;
+    for (char *line = strtok_r(index, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        size_t l = strlen(line);
+        while (l && (line[l - 1] == '\r' || line[l - 1] == ' '))
+            line[--l] = '\0';
+        if (l)
+            (*lines)[n++] = adup(cat, line);
     }
+    free(index);
+    return n;
+}
 
+/* Each file stream.json lists: its name in the index, its size, its head. */
+static int load_files(srv_catalog *cat, const char *stream_dir, const jv *files, cdch_err *err)
+{
+    char **index_lines;
+    size_t nindex = read_index(cat, stream_dir, &index_lines);
+    char path[4096];
     cat->nfiles = files->n;
     cat->files = cdch_arena_alloc(&cat->arena, files->n * sizeof *cat->files);
     for (size_t i = 0; i < files->n; i++) {
         srv_binlog_file *f = &cat->files[i];
         const char *name = jstr(&files->items[i], "name");
-        if (!name || !name[0] || strchr(name, '/')) {
-            cdch_err_set(err, "%s/stream.json: file %zu has no valid name", stream_dir, i + 1);
-            srv_catalog_free(cat);
-            return NULL;
-        }
+        if (!name || !name[0] || strchr(name, '/'))
+            return cdch_err_set(err, "%s/stream.json: file %zu has no valid name", stream_dir, i + 1);
         f->name = adup(cat, name);
         snprintf(path, sizeof path, "%s/%s", stream_dir, name);
         f->path = adup(cat, path);
@@ -549,50 +540,43 @@ srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cd
             f->index_name = adup(cat, path);
         }
         struct stat st;
-        if (stat(f->path, &st) != 0) {
-            cdch_err_set(err, "cannot open binlog file %s listed in stream.json: %s", f->path, strerror(errno));
-            srv_catalog_free(cat);
-            return NULL;
-        }
+        if (stat(f->path, &st) != 0)
+            return cdch_err_set(err, "cannot open binlog file %s listed in stream.json: %s", f->path,
+                                strerror(errno));
         f->size = (uint64_t)st.st_size; /* what MySQL uses: the file's length */
-        if (scan_head(cat, f, err) != 0) {
-            srv_catalog_free(cat);
-            return NULL;
-        }
+        if (scan_head(cat, f, err) != 0)
+            return -1;
     }
-    /* gtid_executed: stream.json, else the last file's PREVIOUS_GTIDS + its GTIDs */
-    const char *executed = jstr(&root, "gtid_executed");
-    if (executed) {
-        if (cdch_gtid_set_parse(executed, &cat->arena, &cat->executed, err) != 0) {
-            cdch_err_wrap(err, "%s/stream.json gtid_executed: ", stream_dir);
-            srv_catalog_free(cat);
-            return NULL;
-        }
-    } else {
-        srv_binlog_file *last = &cat->files[cat->nfiles - 1];
-        for (size_t k = 0; k < last->prev_gtids.n_sids; k++) {
-            const cdch_gtid_sid *sd = &last->prev_gtids.sids[k];
-            for (size_t m = 0; m < sd->n_intervals; m++)
-                for (int64_t g = sd->intervals[m].start; g < sd->intervals[m].end; g++)
-                    cdch_gtid_set_add(&cat->executed, &cat->arena, sd->uuid, sd->tag, g);
-        }
-        if (scan_gtids(cat, last, &cat->executed, err) != 0) {
-            srv_catalog_free(cat);
-            return NULL;
-        }
-    }
-    /* gtid_purged: what a server computes at startup from its first binlog */
-    if (cat->files[0].has_prev_gtids)
-        cat->purged = cat->files[0].prev_gtids;
-    cat->executed_text = gtid_text(&cat->executed, &cat->arena);
-    cat->purged_text = gtid_text(&cat->purged, &cat->arena);
+    return 0;
+}
 
-    /* GTIDs per file: next file's PREVIOUS_GTIDS (or gtid_executed) minus this one's */
+/* gtid_executed: stream.json's, else the last file's PREVIOUS_GTIDS + its GTIDs. */
+static int load_executed(srv_catalog *cat, const jv *root, const char *stream_dir, cdch_err *err)
+{
+    const char *executed = jstr(root, "gtid_executed");
+    if (executed) {
+        if (cdch_gtid_set_parse(executed, &cat->arena, &cat->executed, err) != 0)
+            return cdch_err_wrap(err, "%s/stream.json gtid_executed: ", stream_dir);
+        return 0;
+    }
+    srv_binlog_file *last = &cat->files[cat->nfiles - 1];
+    for (size_t k = 0; k < last->prev_gtids.n_sids; k++) {
+        const cdch_gtid_sid *sd = &last->prev_gtids.sids[k];
+        for (size_t m = 0; m < sd->n_intervals; m++)
+            for (int64_t g = sd->intervals[m].start; g < sd->intervals[m].end; g++)
+                cdch_gtid_set_add(&cat->executed, &cat->arena, sd->uuid, sd->tag, g);
+    }
+    return scan_gtids(cat, last, &cat->executed, err);
+}
+
+/* GTIDs per file: the next file's PREVIOUS_GTIDS (or gtid_executed) minus
+ * this one's; the last GTID: the highest GNO of the server's own UUID. */
+static void file_gtids(srv_catalog *cat)
+{
     for (size_t i = 0; i < cat->nfiles; i++) {
         srv_binlog_file *f = &cat->files[i];
         const cdch_gtid_set *next = i + 1 < cat->nfiles ? &cat->files[i + 1].prev_gtids : &cat->executed;
         srv_gtid_subtract(next, &f->prev_gtids, &cat->arena, &f->gtids);
-        /* last GTID: the highest GNO of the server's own UUID written here */
         const cdch_gtid_sid *own = NULL;
         for (size_t k = 0; k < f->gtids.n_sids; k++)
             if (memcmp(f->gtids.sids[k].uuid, cat->uuid, 16) == 0 && f->gtids.sids[k].n_intervals)
@@ -606,6 +590,26 @@ srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cd
             f->last_gtid.gno = own->intervals[own->n_intervals - 1].end - 1;
         }
     }
+}
+
+srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cdch_err *err)
+{
+    (void)s; /* everything needed is in stream.json and the files */
+    srv_catalog *cat = cdch_xcalloc(1, sizeof *cat);
+    cat->dir = adup(cat, stream_dir);
+    jv root;
+    const jv *files = NULL;
+    if (load_manifest(cat, stream_dir, &root, &files, err) != 0 || load_files(cat, stream_dir, files, err) != 0 ||
+        load_executed(cat, &root, stream_dir, err) != 0) {
+        srv_catalog_free(cat);
+        return NULL;
+    }
+    /* gtid_purged: what a server computes at startup from its first binlog */
+    if (cat->files[0].has_prev_gtids)
+        cat->purged = cat->files[0].prev_gtids;
+    cat->executed_text = gtid_text(&cat->executed, &cat->arena);
+    cat->purged_text = gtid_text(&cat->purged, &cat->arena);
+    file_gtids(cat);
     return cat;
 }
 
@@ -703,8 +707,119 @@ static void emit_row(show_ctx *x, uint64_t pos, const uint8_t *ev, uint64_t end_
         x->stop = true;
 }
 
+/* pack_info of a GTID / GTID_TAGGED event: SET @@SESSION.GTID_NEXT= '...' */
+static void info_gtid(cdch_buf *o, uint8_t type, cdch_cursor *c)
+{
+    cdch_gtid_ev g;
+    cdch_err e;
+    int rc;
+    if (type == CDCH_EV_GTID_TAGGED) {
+        rc = cdch_gtid_tagged_decode(c, &g, &e);
+    } else {
+        memset(&g, 0, sizeof g);
+        g.gtid_flags = cdch_get_u8(c);
+        const uint8_t *sid = cdch_get_bytes(c, 16);
+        g.gno = (int64_t)cdch_get_le64(c);
+        rc = sid && cdch_cur_ok(c) ? 0 : -1;
+        if (sid)
+            memcpy(g.sid, sid, 16);
+    }
+    if (rc != 0)
+        return;
+    char u[37];
+    cdch_uuid_format(g.sid, u);
+    if (g.tag[0])
+        cdch_buf_printf(o, "SET @@SESSION.GTID_NEXT= '%s:%s:%lld'", u, g.tag, (long long)g.gno);
+    else
+        cdch_buf_printf(o, "SET @@SESSION.GTID_NEXT= '%s:%lld'", u, (long long)g.gno);
+}
+
+/* The status variables of a QUERY event: the xid of Q_DDL_LOGGED_WITH_XID, if any. */
+static bool query_ddl_xid(cdch_cursor *sv, uint64_t *xid)
+{
+    static const int8_t sv_size[] = {4, 8, -1, 2, 6, -2, -1, 2, 2, 8, 4, -3, -4, 3, 7, 8, 1, 8, 2, 1, 1};
+    bool has_xid = false;
+    while (cdch_cur_left(sv) > 0) {
+        uint8_t code = cdch_get_u8(sv);
+        if (code == CDCH_Q_DDL_LOGGED_WITH_XID) {
+            *xid = cdch_get_le64(sv);
+            has_xid = cdch_cur_ok(sv);
+            continue;
+        }
+        if (code >= sizeof sv_size)
+            break;
+        int8_t sz = sv_size[code];
+        if (sz >= 0) {
+            cdch_skip(sv, (size_t)sz);
+        } else if (sz == -1 || sz == -2) { /* 1-byte length + bytes */
+            cdch_skip(sv, cdch_get_u8(sv));
+        } else if (sz == -3) { /* invoker: user, host */
+            cdch_skip(sv, cdch_get_u8(sv));
+            cdch_skip(sv, cdch_get_u8(sv));
+        } else { /* updated db names */
+            uint8_t k = cdch_get_u8(sv);
+            if (k == 254)
+                k = 0;
+            for (uint8_t q = 0; q < k && cdch_cur_left(sv); q++) {
+                const uint8_t *z = memchr(sv->p, 0, cdch_cur_left(sv));
+                cdch_skip(sv, z ? (size_t)(z - sv->p) + 1 : cdch_cur_left(sv));
+            }
+        }
+        if (!cdch_cur_ok(sv))
+            break;
+    }
+    return has_xid;
+}
+
+/* pack_info of a QUERY event: [use `db`; ]query, then the DDL xid as a comment when there is one */
+static void info_query(cdch_buf *o, cdch_cursor *c, uint16_t flags)
+{
+    cdch_skip(c, 8); /* thread id, exec time */
+    uint8_t db_len = cdch_get_u8(c);
+    cdch_skip(c, 2); /* error code */
+    uint16_t sv_len = cdch_get_le16(c);
+    cdch_cursor sv = cdch_get_sub(c, sv_len);
+    const uint8_t *db = cdch_get_bytes(c, db_len);
+    cdch_skip(c, 1);
+    if (!cdch_cur_ok(c))
+        return;
+    uint64_t ddl_xid = 0;
+    bool has_xid = query_ddl_xid(&sv, &ddl_xid);
+    if (db_len && db && !(flags & CDCH_LOG_EVENT_SUPPRESS_USE_F))
+        cdch_buf_printf(o, "use `%.*s`; ", (int)db_len, (const char *)db);
+    cdch_put_bytes(o, c->p, cdch_cur_left(c));
+    if (has_xid)
+        cdch_buf_printf(o, " /* xid=%llu */", (unsigned long long)ddl_xid);
+}
+
+static void info_table_map(cdch_buf *o, cdch_cursor *c)
+{
+    uint64_t tid = cdch_get_le48(c);
+    cdch_skip(c, 2);
+    uint8_t dl = cdch_get_u8(c);
+    const uint8_t *db = cdch_get_bytes(c, dl);
+    cdch_skip(c, 1);
+    uint8_t tl = cdch_get_u8(c);
+    const uint8_t *tb = cdch_get_bytes(c, tl);
+    if (cdch_cur_ok(c))
+        cdch_buf_printf(o, "table_id: %llu (%.*s.%.*s)", (unsigned long long)tid, (int)dl, (const char *)db, (int)tl,
+                        (const char *)tb);
+}
+
+static void info_rows(cdch_buf *o, cdch_cursor *c)
+{
+    uint64_t tid = cdch_get_le48(c);
+    uint16_t fl = cdch_get_le16(c);
+    if (!cdch_cur_ok(c))
+        return;
+    cdch_buf_printf(o, "table_id: %llu", (unsigned long long)tid);
+    if (fl & CDCH_ROWS_STMT_END_F)
+        cdch_put_str(o, " flags: STMT_END_F");
+}
+
 /* MySQL's pack_info for the events a generated stream holds. `body` is the
- * event after the common header, without checksum. */
+ * event after the common header, without checksum. One case per event
+ * type; the longer ones have their own info_* function. */
 static void pack_info(show_ctx *x, uint8_t type, const uint8_t *body, size_t n, uint16_t flags)
 {
     cdch_buf *o = &x->info;
@@ -723,119 +838,23 @@ static void pack_info(show_ctx *x, uint8_t type, const uint8_t *body, size_t n, 
         cdch_arena a = CDCH_ARENA_INIT;
         cdch_gtid_set s;
         cdch_err e;
-        if (cdch_gtid_set_decode(&c, &a, &s, &e) == 0) {
-            char *t = gtid_text(&s, &a);
-            cdch_put_str(o, t);
-        }
+        if (cdch_gtid_set_decode(&c, &a, &s, &e) == 0)
+            cdch_put_str(o, gtid_text(&s, &a));
         cdch_arena_free(&a);
         break;
     }
     case CDCH_EV_GTID:
-    case CDCH_EV_GTID_TAGGED: {
-        cdch_gtid_ev g;
-        cdch_err e;
-        int rc;
-        if (type == CDCH_EV_GTID_TAGGED) {
-            rc = cdch_gtid_tagged_decode(&c, &g, &e);
-        } else {
-            memset(&g, 0, sizeof g);
-            g.gtid_flags = cdch_get_u8(&c);
-            const uint8_t *sid = cdch_get_bytes(&c, 16);
-            g.gno = (int64_t)cdch_get_le64(&c);
-            rc = sid && cdch_cur_ok(&c) ? 0 : -1;
-            if (sid)
-                memcpy(g.sid, sid, 16);
-        }
-        if (rc == 0) {
-            char u[37];
-            cdch_uuid_format(g.sid, u);
-            if (g.tag[0])
-                cdch_buf_printf(o, "SET @@SESSION.GTID_NEXT= '%s:%s:%lld'", u, g.tag, (long long)g.gno);
-            else
-                cdch_buf_printf(o, "SET @@SESSION.GTID_NEXT= '%s:%lld'", u, (long long)g.gno);
-        }
-        break;
-    }
+    case CDCH_EV_GTID_TAGGED: info_gtid(o, type, &c); break;
     case CDCH_EV_ANONYMOUS_GTID: cdch_put_str(o, "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'"); break;
-    case CDCH_EV_QUERY: {
-        cdch_skip(&c, 8); /* thread id, exec time */
-        uint8_t db_len = cdch_get_u8(&c);
-        cdch_skip(&c, 2); /* error code */
-        uint16_t sv_len = cdch_get_le16(&c);
-        cdch_cursor sv = cdch_get_sub(&c, sv_len);
-        const uint8_t *db = cdch_get_bytes(&c, db_len);
-        cdch_skip(&c, 1);
-        if (!cdch_cur_ok(&c))
-            break;
-        /* Q_DDL_LOGGED_WITH_XID (17): an xid comment after the query */
-        uint64_t ddl_xid = 0;
-        bool has_xid = false;
-        static const int8_t sv_size[] = {4, 8, -1, 2, 6, -2, -1, 2, 2, 8, 4, -3, -4, 3, 7, 8, 1, 8, 2, 1, 1};
-        while (cdch_cur_left(&sv) > 0) {
-            uint8_t code = cdch_get_u8(&sv);
-            if (code == CDCH_Q_DDL_LOGGED_WITH_XID) {
-                ddl_xid = cdch_get_le64(&sv);
-                has_xid = cdch_cur_ok(&sv);
-                continue;
-            }
-            if (code >= sizeof sv_size)
-                break;
-            int8_t sz = sv_size[code];
-            if (sz >= 0) {
-                cdch_skip(&sv, (size_t)sz);
-            } else if (sz == -1 || sz == -2) { /* 1-byte length + bytes */
-                cdch_skip(&sv, cdch_get_u8(&sv));
-            } else if (sz == -3) { /* invoker: user, host */
-                cdch_skip(&sv, cdch_get_u8(&sv));
-                cdch_skip(&sv, cdch_get_u8(&sv));
-            } else { /* updated db names */
-                uint8_t k = cdch_get_u8(&sv);
-                if (k == 254)
-                    k = 0;
-                for (uint8_t q = 0; q < k && cdch_cur_left(&sv); q++) {
-                    const uint8_t *z = memchr(sv.p, 0, cdch_cur_left(&sv));
-                    cdch_skip(&sv, z ? (size_t)(z - sv.p) + 1 : cdch_cur_left(&sv));
-                }
-            }
-            if (!cdch_cur_ok(&sv))
-                break;
-        }
-        if (db_len && db && !(flags & CDCH_LOG_EVENT_SUPPRESS_USE_F))
-            cdch_buf_printf(o, "use `%.*s`; ", (int)db_len, (const char *)db);
-        cdch_put_bytes(o, c.p, cdch_cur_left(&c));
-        if (has_xid)
-            cdch_buf_printf(o, " /* xid=%llu */", (unsigned long long)ddl_xid);
-        break;
-    }
-    case CDCH_EV_TABLE_MAP: {
-        uint64_t tid = cdch_get_le48(&c);
-        cdch_skip(&c, 2);
-        uint8_t dl = cdch_get_u8(&c);
-        const uint8_t *db = cdch_get_bytes(&c, dl);
-        cdch_skip(&c, 1);
-        uint8_t tl = cdch_get_u8(&c);
-        const uint8_t *tb = cdch_get_bytes(&c, tl);
-        if (cdch_cur_ok(&c))
-            cdch_buf_printf(o, "table_id: %llu (%.*s.%.*s)", (unsigned long long)tid, (int)dl, (const char *)db,
-                            (int)tl, (const char *)tb);
-        break;
-    }
+    case CDCH_EV_QUERY: info_query(o, &c, flags); break;
+    case CDCH_EV_TABLE_MAP: info_table_map(o, &c); break;
     case CDCH_EV_WRITE_ROWS:
     case CDCH_EV_UPDATE_ROWS:
     case CDCH_EV_DELETE_ROWS:
     case CDCH_EV_PARTIAL_UPDATE_ROWS:
     case CDCH_EV_WRITE_ROWS_V1:
     case CDCH_EV_UPDATE_ROWS_V1:
-    case CDCH_EV_DELETE_ROWS_V1: {
-        uint64_t tid = cdch_get_le48(&c);
-        uint16_t fl = cdch_get_le16(&c);
-        if (cdch_cur_ok(&c)) {
-            cdch_buf_printf(o, "table_id: %llu", (unsigned long long)tid);
-            if (fl & CDCH_ROWS_STMT_END_F)
-                cdch_put_str(o, " flags: STMT_END_F");
-        }
-        break;
-    }
+    case CDCH_EV_DELETE_ROWS_V1: info_rows(o, &c); break;
     case CDCH_EV_XID: {
         uint64_t xid = cdch_get_le64(&c);
         if (cdch_cur_ok(&c))
@@ -962,13 +981,7 @@ int srv_catalog_binlog_events(const srv_catalog *cat, const char *log_name, uint
     cdch_reader *r = cdch_reader_open(f->path, 0, err);
     if (!r)
         return -1;
-    show_ctx x;
-    memset(&x, 0, sizeof x);
-    x.f = f;
-    x.offset = offset;
-    x.limit = limit;
-    x.cb = cb;
-    x.cbctx = ctx;
+    show_ctx x = {.f = f, .offset = offset, .limit = limit, .cb = cb, .cbctx = ctx};
     cdch_raw_event ev;
     int rc;
     bool started = false;
