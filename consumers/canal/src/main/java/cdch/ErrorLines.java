@@ -1,5 +1,6 @@
 package cdch;
 
+import cdch.common.Out;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
@@ -30,6 +31,6 @@ public final class ErrorLines extends AppenderBase<ILoggingEvent> {
         if (root != null) {
             msg.append(" / ").append(root.getClassName()).append(": ").append(root.getMessage());
         }
-        Main.emit("{\"kind\":\"error\",\"message\":" + Main.str(msg.toString()) + "}");
+        Out.error(msg.toString());
     }
 }

@@ -23,6 +23,9 @@ package cdch;
 //
 // Session mode (CDCH_SESSION=1): one JVM, a fresh MysqlEventParser per cell (consumers/README.md).
 
+import cdch.common.Json;
+import cdch.common.Out;
+import cdch.common.Session;
 import com.alibaba.otter.canal.parse.inbound.ErosaConnection;
 import com.alibaba.otter.canal.parse.inbound.mysql.MysqlConnection;
 import com.alibaba.otter.canal.parse.inbound.mysql.MysqlEventParser;
@@ -39,28 +42,15 @@ import com.alibaba.otter.canal.protocol.CanalEntry.RowData;
 import com.alibaba.otter.canal.protocol.position.EntryPosition;
 import com.alibaba.otter.canal.sink.AbstractCanalEventSink;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.sql.Types;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 public final class Main {
-    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-
-    static synchronized void emit(String line) {
-        OUT.println(line);
-        OUT.flush();
-    }
-
     private static volatile Cell current;
 
     /** A cell is running and not being stopped (ErrorLines forwards Canal's ERROR logs then). */
@@ -70,9 +60,9 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
-        if ("1".equals(System.getenv("CDCH_SESSION"))) {
-            session();
-            return;
+        if (Session.requested()) {
+            Session.serve("adapter: ", new Cells());
+            System.exit(0);
         }
         Cell cell = new Cell(System.getenv(), null);
         Runtime.getRuntime().addShutdownHook(new Thread(cell::stop));
@@ -83,59 +73,33 @@ public final class Main {
         }
     }
 
-    /** The session protocol: start/stop lines on stdin, one Cell at a time. */
-    static void session() throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        Cell cur = null;
-        String line;
-        while ((line = in.readLine()) != null) {
-            line = line.trim();
-            if (line.isEmpty()) {
-                continue;
-            }
-            Object o;
+    /** Session mode: one Cell at a time, started on the protocol's thread (Canal runs its own). */
+    static final class Cells implements Session.Cells {
+        Cell cur;
+
+        public void start(String id, Map<String, String> env) {
+            close();
+            cur = new Cell(env, id);
             try {
-                o = new Json(line).value();
-            } catch (RuntimeException ex) {
-                System.err.println("adapter: bad session line: " + line);
-                continue;
-            }
-            if (!(o instanceof Map)) {
-                continue;
-            }
-            Map<?, ?> m = (Map<?, ?>) o;
-            String kind = String.valueOf(m.get("kind"));
-            String id = m.get("cell") == null ? "" : String.valueOf(m.get("cell"));
-            if (kind.equals("start")) {
-                if (cur != null) {
-                    cur.stop();
-                }
-                Map<String, String> env = new LinkedHashMap<>();
-                if (m.get("env") instanceof Map) {
-                    for (Map.Entry<?, ?> e : ((Map<?, ?>) m.get("env")).entrySet()) {
-                        env.put(String.valueOf(e.getKey()), e.getValue() == null ? null : String.valueOf(e.getValue()));
-                    }
-                }
-                cur = new Cell(env, id);
-                try {
-                    cur.start();
-                } catch (Exception ex) {
-                    emit("{\"kind\":\"error\",\"message\":" + str("canal start: " + ex) + "}");
-                    emit("{\"kind\":\"ended\",\"cell\":" + str(id) + ",\"status\":1}");
-                    cur = null;
-                }
-            } else if (kind.equals("stop")) {
-                if (cur != null) {
-                    cur.stop();
-                    cur = null;
-                }
-                emit("{\"kind\":\"stopped\",\"cell\":" + str(id) + "}");
+                cur.start();
+            } catch (Exception ex) {
+                Out.error("canal start: " + ex);
+                Out.ended(id, 1);
+                cur = null;
             }
         }
-        if (cur != null) {
-            cur.stop();
+
+        public boolean stop(String id) {
+            close();
+            return true;
         }
-        System.exit(0);
+
+        public void close() {
+            if (cur != null) {
+                cur.stop();
+                cur = null;
+            }
+        }
     }
 
     /** One run of a fresh MysqlEventParser against one fake primary. */
@@ -175,7 +139,7 @@ public final class Main {
                     // the start position is known; the next step is COM_BINLOG_DUMP
                     if (ok && !ready && !stopped) {
                         ready = true;
-                        emit("{\"kind\":\"ready\"}");
+                        Out.ready();
                     }
                     return ok;
                 }
@@ -212,7 +176,7 @@ public final class Main {
                         try {
                             entry(entry);
                         } catch (Exception ex) {
-                            emit("{\"kind\":\"error\",\"message\":" + str("adapter: " + ex) + "}");
+                            Out.error("adapter: " + ex);
                             ex.printStackTrace();
                         }
                     }
@@ -285,14 +249,14 @@ public final class Main {
         }
         for (RowData row : rc.getRowDatasList()) {
             StringBuilder sb = new StringBuilder();
-            sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(str(h.getSchemaName()))
-              .append(",\"table\":").append(str(h.getTableName()))
+            sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(Json.quote(h.getSchemaName()))
+              .append(",\"table\":").append(Json.quote(h.getTableName()))
               .append(",\"before\":").append(op.equals("insert") ? "null" : image(row.getBeforeColumnsList()))
               .append(",\"after\":").append(op.equals("delete") ? "null" : image(row.getAfterColumnsList()))
-              .append(",\"gtid\":").append(str(gtid))
-              .append(",\"pos\":{\"file\":").append(str(h.getLogfileName())).append(",\"pos\":")
+              .append(",\"gtid\":").append(Json.quote(gtid))
+              .append(",\"pos\":{\"file\":").append(Json.quote(h.getLogfileName())).append(",\"pos\":")
               .append(h.getLogfileOffset()).append("}}");
-            emit(sb.toString());
+            Out.line(sb.toString());
         }
     }
 
@@ -305,7 +269,7 @@ public final class Main {
             }
             first = false;
             String name = c.getName().isEmpty() ? "@" + (c.getIndex() + 1) : c.getName();
-            sb.append(str(name)).append(':').append(value(c));
+            sb.append(Json.quote(name)).append(':').append(value(c));
         }
         return sb.append('}').toString();
     }
@@ -341,7 +305,7 @@ public final class Main {
             case "year": case "bit": case "enum": case "set":
                 return integer(v);
             case "decimal": case "numeric":
-                return str(v);
+                return Json.quote(v);
             case "float": case "double": case "real":
                 return number(v);
             case "json":
@@ -352,14 +316,9 @@ public final class Main {
         if (isGeometry(b) || st == Types.BLOB) {
             byte[] bytes = v.getBytes(StandardCharsets.ISO_8859_1);
             if (isGeometry(b) && bytes.length >= 4) {
-                long srid = (bytes[0] & 0xffL) | (bytes[1] & 0xffL) << 8 | (bytes[2] & 0xffL) << 16 | (bytes[3] & 0xffL) << 24;
-                StringBuilder hex = new StringBuilder();
-                for (int i = 4; i < bytes.length; i++) {
-                    hex.append(String.format("%02x", bytes[i] & 0xff));
-                }
-                return "{\"srid\":" + srid + ",\"wkb\":\"" + hex + "\"}";
+                return Json.geometry(bytes);
             }
-            return "{\"base64\":\"" + Base64.getEncoder().encodeToString(bytes) + "\"}";
+            return Json.base64(bytes);
         }
         if (b.isEmpty()) {   // no table meta: go by sqlType
             switch (st) {
@@ -371,15 +330,15 @@ public final class Main {
                     break;
             }
         }
-        return str(v);
+        return Json.quote(v);
     }
 
     static String integer(String v) {
         try {
             BigInteger b = new BigInteger(v.trim());
-            return b.bitLength() <= 63 ? b.toString() : str(b.toString());
+            return b.bitLength() <= 63 ? b.toString() : Json.quote(b.toString());
         } catch (NumberFormatException ex) {
-            return str(v);
+            return Json.quote(v);
         }
     }
 
@@ -387,208 +346,22 @@ public final class Main {
         try {
             double d = Double.parseDouble(v);
             if (Double.isNaN(d) || Double.isInfinite(d)) {
-                return str(v);
+                return Json.quote(v);
             }
-            new Json(v).value();   // Java's "1.0E10" is a JSON number too
+            Json.parse(v);   // Java's "1.0E10" is a JSON number too
             return v;
         } catch (RuntimeException ex) {
-            return str(v);
+            return Json.quote(v);
         }
     }
 
     /** JSON text as the value when it parses, else as a string (e.g. Canal's partial-update text). */
     static String json(String v) {
         try {
-            new Json(v).value();
+            Json.parse(v);
             return v;
         } catch (RuntimeException ex) {
-            return str(v);
-        }
-    }
-
-    static String str(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"': sb.append("\\\""); break;
-                case '\\': sb.append("\\\\"); break;
-                case '\n': sb.append("\\n"); break;
-                case '\r': sb.append("\\r"); break;
-                case '\t': sb.append("\\t"); break;
-                default:
-                    if (ch < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-            }
-        }
-        return sb.append('"').toString();
-    }
-
-    /** A strict little JSON reader (session lines; validating JSON column text). */
-    static final class Json {
-        final String s;
-        int i;
-
-        Json(String s) {
-            this.s = s;
-        }
-
-        Object value() {
-            Object v = any();
-            ws();
-            if (i != s.length()) {
-                throw new IllegalArgumentException("trailing text at " + i);
-            }
-            return v;
-        }
-
-        void ws() {
-            while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
-                i++;
-            }
-        }
-
-        char peek() {
-            if (i >= s.length()) {
-                throw new IllegalArgumentException("unexpected end");
-            }
-            return s.charAt(i);
-        }
-
-        void expect(char c) {
-            if (peek() != c) {
-                throw new IllegalArgumentException("expected " + c + " at " + i);
-            }
-            i++;
-        }
-
-        Object any() {
-            ws();
-            char c = peek();
-            if (c == '{') {
-                i++;
-                Map<String, Object> m = new LinkedHashMap<>();
-                ws();
-                if (peek() == '}') {
-                    i++;
-                    return m;
-                }
-                while (true) {
-                    ws();
-                    String k = string();
-                    ws();
-                    expect(':');
-                    m.put(k, any());
-                    ws();
-                    if (peek() == ',') {
-                        i++;
-                        continue;
-                    }
-                    expect('}');
-                    return m;
-                }
-            }
-            if (c == '[') {
-                i++;
-                List<Object> l = new ArrayList<>();
-                ws();
-                if (peek() == ']') {
-                    i++;
-                    return l;
-                }
-                while (true) {
-                    l.add(any());
-                    ws();
-                    if (peek() == ',') {
-                        i++;
-                        continue;
-                    }
-                    expect(']');
-                    return l;
-                }
-            }
-            if (c == '"') {
-                return string();
-            }
-            for (String w : new String[] {"true", "false", "null"}) {
-                if (s.startsWith(w, i)) {
-                    i += w.length();
-                    return w.equals("null") ? null : Boolean.valueOf(w);
-                }
-            }
-            int st = i;
-            if (peek() == '-') {
-                i++;
-            }
-            digits();
-            if (i < s.length() && s.charAt(i) == '.') {
-                i++;
-                digits();
-            }
-            if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
-                i++;
-                if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-                    i++;
-                }
-                digits();
-            }
-            return s.substring(st, i);
-        }
-
-        void digits() {
-            int st = i;
-            while (i < s.length() && Character.isDigit(s.charAt(i))) {
-                i++;
-            }
-            if (i == st) {
-                throw new IllegalArgumentException("bad number at " + st);
-            }
-        }
-
-        String string() {
-            expect('"');
-            StringBuilder sb = new StringBuilder();
-            while (true) {
-                char c = peek();
-                i++;
-                if (c == '"') {
-                    return sb.toString();
-                }
-                if (c < 0x20) {
-                    throw new IllegalArgumentException("control character in string");
-                }
-                if (c == '\\') {
-                    char e = peek();
-                    i++;
-                    switch (e) {
-                        case '"': sb.append('"'); break;
-                        case '\\': sb.append('\\'); break;
-                        case '/': sb.append('/'); break;
-                        case 'b': sb.append('\b'); break;
-                        case 'f': sb.append('\f'); break;
-                        case 'n': sb.append('\n'); break;
-                        case 'r': sb.append('\r'); break;
-                        case 't': sb.append('\t'); break;
-                        case 'u':
-                            if (i + 4 > s.length()) {
-                                throw new IllegalArgumentException("bad \\u escape");
-                            }
-                            sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                            i += 4;
-                            break;
-                        default:
-                            throw new IllegalArgumentException("bad escape");
-                    }
-                } else {
-                    sb.append(c);
-                }
-            }
+            return Json.quote(v);
         }
     }
 }

@@ -30,6 +30,8 @@ package cdch;
 // The same source compiles against Debezium 1.2 .. 3.6: only DebeziumEngine API present since
 // 1.1 (create(Json.class), using(Properties), notifying(Consumer), using(CompletionCallback)).
 
+import cdch.common.Out;
+import cdch.common.Session;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -39,8 +41,6 @@ import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.format.Json;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
@@ -53,7 +53,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -64,22 +63,9 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 public final class Main {
-    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNodeFactory NF = JsonNodeFactory.instance;
     private static final AtomicInteger CELLS = new AtomicInteger();
-
-    static synchronized void emit(String line) {
-        OUT.println(line);
-        OUT.flush();
-    }
-
-    static void emitError(String msg) {
-        ObjectNode o = NF.objectNode();
-        o.put("kind", "error");
-        o.put("message", msg);
-        emit(o.toString());
-    }
 
     static void log(String msg) {
         System.err.println("cdch-debezium: " + msg);
@@ -136,11 +122,13 @@ public final class Main {
                     return;
                 }
             }
-            emitError("consumer log: " + msg);
+            Out.error("consumer log: " + msg);
         }
     }
 
     public static void main(String[] args) throws Exception {
+        // every line escapes strings as Jackson does (the change events are Jackson trees)
+        Out.quoteWith(s -> s == null ? "null" : NF.textNode(s).toString());
         System.setErr(new PrintStream(new StderrWatch(System.err), true, StandardCharsets.UTF_8));
         String level = System.getenv("CDCH_DBZ_LOG");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level == null ? "warn" : level.toLowerCase());
@@ -157,8 +145,8 @@ public final class Main {
                 // 2.x+: no log4j
             }
         }
-        if ("1".equals(System.getenv("CDCH_SESSION"))) {
-            session();
+        if (Session.requested()) {
+            Session.serve("cdch-debezium: ", new Cells());
             System.exit(0);
         }
         Cell cell = new Cell(null, new HashMap<>(System.getenv()));
@@ -175,81 +163,59 @@ public final class Main {
     // ---------------------------------------------------------------------------------------
     // session mode
 
-    static void session() throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        Cell current = null;
-        Thread runner = null;
-        String line;
-        while ((line = in.readLine()) != null) {
-            line = line.trim();
-            if (line.isEmpty()) {
-                continue;
+    /** One cell at a time, each on its own thread with a fresh engine. */
+    static final class Cells implements Session.Cells {
+        Cell current;
+        Thread runner;
+
+        public void start(String id, Map<String, String> env) {
+            if (current != null) {   // a start without a stop: end the previous cell first
+                current.requestStop();
+                current.awaitEnd(8000);
             }
-            JsonNode msg;
-            try {
-                msg = JSON.readTree(line);
-            } catch (Exception ex) {
-                log("session: unreadable line: " + line);
-                continue;
-            }
-            String kind = msg.path("kind").asText();
-            String id = msg.path("cell").asText();
-            if (kind.equals("start")) {
-                if (current != null) {   // a start without a stop: end the previous cell first
-                    current.requestStop();
-                    current.awaitEnd(8000);
-                }
-                Map<String, String> env = new HashMap<>();
-                Iterator<Map.Entry<String, JsonNode>> it = msg.path("env").fields();
-                while (it.hasNext()) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    env.put(e.getKey(), e.getValue().asText());
-                }
-                for (String k : new String[]{"CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN"}) {
-                    if (!env.containsKey(k) && System.getenv(k) != null) {
-                        env.put(k, System.getenv(k));
+            Cell cell = new Cell(id, env);
+            current = cell;
+            runner = new Thread(() -> {
+                int status = cell.run();
+                synchronized (cell) {
+                    if (!cell.stopRequested) {
+                        cell.endedReported = true;
+                        Out.ended(cell.id, status == 0 ? 1 : status);
                     }
                 }
-                Cell cell = new Cell(id, env);
-                current = cell;
-                runner = new Thread(() -> {
-                    int status = cell.run();
-                    synchronized (cell) {
-                        if (!cell.stopRequested) {
-                            cell.endedReported = true;
-                            emit("{\"kind\":\"ended\",\"cell\":" + NF.textNode(cell.id) + ",\"status\":" + (status == 0 ? 1 : status) + "}");
-                        }
-                    }
-                }, "cdch-cell-" + id);
-                runner.setDaemon(true);
-                runner.start();
-            } else if (kind.equals("stop")) {
-                if (current != null && current.id.equals(id)) {
-                    boolean ended;
-                    synchronized (current) {
-                        ended = current.endedReported;
-                        current.stopRequested = true;
-                    }
-                    current.requestStop();
-                    current.awaitEnd(8000);
-                    if (runner != null) {
-                        runner.join(1000);
-                    }
-                    if (!ended) {
-                        emit("{\"kind\":\"stopped\",\"cell\":" + NF.textNode(id) + "}");
-                    }
-                    current = null;
-                    runner = null;
-                } else {
-                    emit("{\"kind\":\"stopped\",\"cell\":" + NF.textNode(id) + "}");
-                }
-            } else {
-                log("session: unknown line: " + line);
-            }
+            }, "cdch-cell-" + id);
+            runner.setDaemon(true);
+            runner.start();
         }
-        if (current != null) {
+
+        public boolean stop(String id) {
+            if (current == null || !current.id.equals(id)) {
+                return true;
+            }
+            boolean ended;
+            synchronized (current) {
+                ended = current.endedReported;
+                current.stopRequested = true;
+            }
             current.requestStop();
-            current.awaitEnd(4000);
+            current.awaitEnd(8000);
+            if (runner != null) {
+                try {
+                    runner.join(1000);
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            current = null;
+            runner = null;
+            return !ended;
+        }
+
+        public void close() {
+            if (current != null) {
+                current.requestStop();
+                current.awaitEnd(4000);
+            }
         }
     }
 
@@ -304,7 +270,7 @@ public final class Main {
             try {
                 return runEngines();
             } catch (Throwable t) {
-                emitError("adapter: " + t);
+                Out.error("adapter: " + t);
                 t.printStackTrace();
                 return 1;
             } finally {
@@ -368,7 +334,7 @@ public final class Main {
             while (!done.await(50, TimeUnit.MILLISECONDS)) {
                 if (!ready && streaming(prefix)) {
                     ready = true;
-                    emit("{\"kind\":\"ready\"}");
+                    Out.ready();
                 }
             }
             t.join(5000);
@@ -383,7 +349,7 @@ public final class Main {
             if (err != null) {
                 why += ": " + err + (rootCause(err) != err ? " / cause: " + rootCause(err) : "");
             }
-            emitError(why);
+            Out.error(why);
             return 1;
         }
 
@@ -465,10 +431,10 @@ public final class Main {
             try {
                 String line = canonical(JSON.readTree(v));
                 if (line != null) {
-                    emit(line);
+                    Out.line(line);
                 }
             } catch (Exception ex) {
-                emitError("adapter: cannot map record: " + ex + " in " + (v.length() > 500 ? v.substring(0, 500) + "..." : v));
+                Out.error("adapter: cannot map record: " + ex + " in " + (v.length() > 500 ? v.substring(0, 500) + "..." : v));
             }
         }
     }
@@ -686,7 +652,7 @@ public final class Main {
             case "io.debezium.data.geometry.Geography": {
                 ObjectNode g = NF.objectNode();
                 g.put("srid", v.path("srid").isNull() ? 0 : v.path("srid").asInt());
-                g.put("wkb", hex(Base64.getDecoder().decode(v.path("wkb").asText())));
+                g.put("wkb", cdch.common.Json.hex(Base64.getDecoder().decode(v.path("wkb").asText()), 0));
                 return g;
             }
             default:
@@ -741,13 +707,5 @@ public final class Main {
         LocalDateTime t = LocalDateTime.ofEpochSecond(secs, 0, ZoneOffset.UTC);
         return String.format("%04d-%02d-%02d %02d:%02d:%02d%s", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
                 t.getHour(), t.getMinute(), t.getSecond(), frac(f));
-    }
-
-    static String hex(byte[] b) {
-        StringBuilder sb = new StringBuilder(b.length * 2);
-        for (byte x : b) {
-            sb.append(Character.forDigit((x >> 4) & 15, 16)).append(Character.forDigit(x & 15, 16));
-        }
-        return sb.toString();
     }
 }

@@ -1,5 +1,8 @@
 package cdch;
 
+import cdch.common.Json;
+import cdch.common.Out;
+import cdch.common.Session;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,13 +23,9 @@ import com.zendesk.maxwell.schema.columndef.ColumnDef;
 import com.zendesk.maxwell.schema.columndef.GeometryColumnDef;
 import com.zendesk.maxwell.schema.columndef.StringColumnDef;
 
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Field;
@@ -62,21 +61,11 @@ import java.util.stream.Stream;
  * no cell sees another's stored positions.
  */
 public final class MaxwellAdapter {
-    static PrintStream out;                // the real stdout: canonical lines only
     static final PrintStream err = System.err;
-    static final Object outLock = new Object();
     static final ObjectMapper mapper = new ObjectMapper();
 
     static volatile Cell current;          // the cell whose Maxwell prints to System.out
     static MariaDb db;
-
-    static void emit(String line) {
-        synchronized (outLock) {
-            out.print(line);
-            out.print('\n');
-            out.flush();
-        }
-    }
 
     static String jstr(String s) {
         try {
@@ -86,18 +75,15 @@ public final class MaxwellAdapter {
         }
     }
 
-    static void emitError(String msg) {
-        emit("{\"kind\":\"error\",\"message\":" + jstr(msg) + "}");
-    }
-
     public static void main(String[] args) throws Exception {
-        out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, "UTF-8");
-        // Maxwell's StdoutProducer prints with System.out.println on its replicator thread.
+        // Maxwell's StdoutProducer prints with System.out.println on its replicator thread;
+        // the canonical lines go to the real stdout (Out writes to file descriptor 1 itself)
         System.setOut(new PrintStream(new LineTap(), true, "UTF-8"));
         mapper.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
         mapper.enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+        Out.quoteWith(MaxwellAdapter::jstr);   // Jackson's escaping, as in the change events
 
-        boolean session = "1".equals(System.getenv("CDCH_SESSION"));
+        boolean session = Session.requested();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             Cell c = current;
             if (c != null)
@@ -111,7 +97,7 @@ public final class MaxwellAdapter {
         try {
             db = MariaDb.start(stateDir);
         } catch (Exception e) {
-            emitError("cannot start the MariaDB state store: " + e.getMessage());
+            Out.error("cannot start the MariaDB state store: " + e.getMessage());
             System.exit(1);
         }
         err.printf("cdch-maxwell: MariaDB state store on 127.0.0.1:%d ready in %.2f s (%s)%n", db.port,
@@ -124,49 +110,38 @@ public final class MaxwellAdapter {
             System.exit(status);
         }
 
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        int seq = 0;
-        while ((line = in.readLine()) != null) {
-            line = line.trim();
-            if (line.isEmpty())
-                continue;
-            JsonNode msg;
-            try {
-                msg = mapper.readTree(line);
-            } catch (IOException e) {
-                err.println("cdch-maxwell: bad session line: " + line);
-                continue;
-            }
-            String kind = msg.path("kind").asText();
-            String id = msg.path("cell").asText();
-            if (kind.equals("start")) {
-                Cell old = current;
-                if (old != null && !old.finished) {
-                    old.stop(5000);
-                }
-                Map<String, String> env = new HashMap<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it = msg.path("env").fields(); it.hasNext();) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    env.put(e.getKey(), e.getValue().asText());
-                }
-                Cell c = new Cell(id, env, ++seq);
-                current = c;
-                c.startAsync();
-            } else if (kind.equals("stop")) {
-                Cell c = current;
-                if (c != null && id.equals(c.id) && !c.endedReported) {
-                    c.stop(5000);
-                    emit("{\"kind\":\"stopped\",\"cell\":" + jstr(id) + "}");
-                }
-            } else {
-                err.println("cdch-maxwell: unknown session line: " + line);
-            }
-        }
-        Cell c = current;
-        if (c != null)
-            c.stop(5000);
+        Session.serve("cdch-maxwell: ", new Cells());
         System.exit(0);
+    }
+
+    /** Session mode: one Maxwell at a time, each with its own schema_database. */
+    static final class Cells implements Session.Cells {
+        int seq;
+
+        public void start(String id, Map<String, String> env) {
+            Cell old = current;
+            if (old != null && !old.finished) {
+                old.stop(5000);
+            }
+            Cell c = new Cell(id, env, ++seq);
+            current = c;
+            c.startAsync();
+        }
+
+        public boolean stop(String id) {
+            Cell c = current;
+            if (c == null || !id.equals(c.id) || c.endedReported) {
+                return false;
+            }
+            c.stop(5000);
+            return true;
+        }
+
+        public void close() {
+            Cell c = current;
+            if (c != null)
+                c.stop(5000);
+        }
     }
 
     /* ---- one cell: one Maxwell ---------------------------------------------------------- */
@@ -280,9 +255,9 @@ public final class MaxwellAdapter {
             if (failure != null) {
                 failure.printStackTrace(err);
                 if (!errorReported)
-                    emitError("maxwell stopped: " + failure);
+                    Out.error("maxwell stopped: " + failure);
             } else {
-                emitError("maxwell stopped by itself");
+                Out.error("maxwell stopped by itself");
             }
             return 1;
         }
@@ -300,7 +275,7 @@ public final class MaxwellAdapter {
                     if (e != null && !(e instanceof StopRequested) && !stopping) {
                         errorReported = true;
                         e.printStackTrace(err);
-                        emitError("maxwell stopped: " + e);
+                        Out.error("maxwell stopped: " + e);
                         return;
                     }
                     try {
@@ -316,7 +291,7 @@ public final class MaxwellAdapter {
                 int status = runToEnd();
                 if (!stopping) {
                     endedReported = true;
-                    emit("{\"kind\":\"ended\",\"cell\":" + jstr(id) + ",\"status\":" + status + "}");
+                    Out.ended(id, status);
                     dropSchemaDb();
                 }
             }, "cdch-cell-" + id);
@@ -370,7 +345,7 @@ public final class MaxwellAdapter {
                 }
                 if (!stopping && !finished && !readySent) {
                     readySent = true;
-                    emit("{\"kind\":\"ready\"}");
+                    Out.ready();
                 }
             }, "cdch-ready");
             t.setDaemon(true);
@@ -528,7 +503,7 @@ public final class MaxwellAdapter {
             }
         }
         try {
-            emit(mapper.writeValueAsString(o));
+            Out.line(mapper.writeValueAsString(o));
         } catch (IOException e) {
             err.println("cdch-maxwell: cannot print " + line + ": " + e);
         }
@@ -553,12 +528,9 @@ public final class MaxwellAdapter {
                 try {
                     Geometry g = new WKTReader().read(v.asText());
                     byte[] wkb = new WKBWriter(2, ByteOrderValues.LITTLE_ENDIAN).write(g);
-                    StringBuilder hex = new StringBuilder();
-                    for (byte x : wkb)
-                        hex.append(String.format("%02x", x & 0xff));
                     ObjectNode gn = mapper.getNodeFactory().objectNode();
                     gn.put("srid", g.getSRID());
-                    gn.put("wkb", hex.toString());
+                    gn.put("wkb", Json.hex(wkb, 0));
                     image.set(col, gn);
                 } catch (Exception e) {
                     // leave Maxwell's text: the harness reports the mismatch

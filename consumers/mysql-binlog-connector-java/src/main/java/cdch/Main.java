@@ -28,6 +28,9 @@ package cdch;
 // The same source compiles against every pinned version: only API present since shyiko 0.21.0 is
 // used directly.
 
+import cdch.common.Json;
+import cdch.common.Out;
+import cdch.common.Session;
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import com.github.shyiko.mysql.binlog.event.DeleteRowsEventData;
 import com.github.shyiko.mysql.binlog.event.Event;
@@ -42,7 +45,6 @@ import com.github.shyiko.mysql.binlog.event.WriteRowsEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import com.github.shyiko.mysql.binlog.event.deserialization.json.JsonBinary;
 
-import java.io.PrintStream;
 import java.io.Serializable;
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
@@ -54,32 +56,19 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 public final class Main {
-    private static final PrintStream OUT = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-
-    static synchronized void emit(String line) {
-        OUT.println(line);
-        OUT.flush();
-    }
-
-    static void error(String msg) {
-        emit("{\"kind\":\"error\",\"message\":" + str(msg) + "}");
-    }
-
     public static void main(String[] args) throws Exception {
         // the fake primary runs in UTC and the library builds its java.util.Date values from UTC
         // fields: the JDK's field conversions (java.sql.Date.toLocalDate() ...) read them in UTC
         java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("UTC"));
-        if ("1".equals(System.getenv("CDCH_SESSION"))) {
-            session();
-            return;
+        if (Session.requested()) {
+            Session.serve("adapter: ", new Cells());
+            System.exit(0);
         }
         Cell cell = new Cell(System.getenv(), false);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> cell.stopping = true));
@@ -89,68 +78,44 @@ public final class Main {
         }
     }
 
-    /** Session mode (consumers/README.md): start/stop lines on stdin, a fresh BinaryLogClient per cell. */
-    static void session() throws Exception {
-        java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
-        Cell cur = null;
-        String line;
-        while ((line = in.readLine()) != null) {
-            Map<String, Object> m;
-            try {
-                m = SessionLine.parse(line.trim());
-            } catch (RuntimeException ex) {
-                System.err.println("adapter: bad session line: " + line);
-                continue;
+    /** Session mode (consumers/README.md): a fresh BinaryLogClient per cell, on its own thread. */
+    static final class Cells implements Session.Cells {
+        Cell cur;
+
+        public void start(String id, Map<String, String> env) {
+            if (cur != null) {
+                cur.stop();
             }
-            if (m == null) {
-                continue;
-            }
-            String kind = String.valueOf(m.get("kind"));
-            String id = m.get("cell") == null ? "" : String.valueOf(m.get("cell"));
-            if (kind.equals("start")) {
-                if (cur != null) {
-                    cur.stop();
-                }
-                Map<String, String> env = new HashMap<>();
-                Object e = m.get("env");
-                if (e instanceof Map) {
-                    for (Map.Entry<?, ?> kv : ((Map<?, ?>) e).entrySet()) {
-                        env.put(String.valueOf(kv.getKey()), kv.getValue() == null ? null : String.valueOf(kv.getValue()));
+            Cell c = new Cell(env, true);
+            c.id = id;
+            cur = c;
+            Thread t = new Thread(() -> {
+                int status = c.run();
+                synchronized (c) {
+                    c.done = true;
+                    if (!c.stopping) {
+                        c.ended = true;
+                        Out.ended(c.id, status);
                     }
+                    c.notifyAll();
                 }
-                // the session's own environment has CDCH_VERSION; a cell's env may repeat it
-                if (!env.containsKey("CDCH_VERSION") && System.getenv("CDCH_VERSION") != null) {
-                    env.put("CDCH_VERSION", System.getenv("CDCH_VERSION"));
-                }
-                Cell c = new Cell(env, true);
-                c.id = id;
-                cur = c;
-                Thread t = new Thread(() -> {
-                    int status = c.run();
-                    synchronized (c) {
-                        c.done = true;
-                        if (!c.stopping) {
-                            c.ended = true;
-                            emit("{\"kind\":\"ended\",\"cell\":" + str(c.id) + ",\"status\":" + status + "}");
-                        }
-                        c.notifyAll();
-                    }
-                }, "cdch-cell-" + id);
-                t.setDaemon(true);
-                c.thread = t;
-                t.start();
-            } else if (kind.equals("stop")) {
-                if (cur != null) {
-                    cur.stop();
-                    cur = null;
-                }
-                emit("{\"kind\":\"stopped\",\"cell\":" + str(id) + "}");
+            }, "cdch-cell-" + id);
+            t.setDaemon(true);
+            c.thread = t;
+            t.start();
+        }
+
+        public boolean stop(String id) {
+            close();
+            return true;
+        }
+
+        public void close() {
+            if (cur != null) {
+                cur.stop();
+                cur = null;
             }
         }
-        if (cur != null) {
-            cur.stop();
-        }
-        System.exit(0);
     }
 
     /** One consumer run: a BinaryLogClient with the cell's settings (one-shot: the process env). */
@@ -236,19 +201,19 @@ public final class Main {
 
             client.registerLifecycleListener(new BinaryLogClient.LifecycleListener() {
                 public void onConnect(BinaryLogClient c) {
-                    emit("{\"kind\":\"ready\"}");
+                    Out.ready();
                 }
 
                 public void onCommunicationFailure(BinaryLogClient c, Exception ex) {
                     if (!stopping) {
-                        error("communication failure: " + ex);
+                        Out.error("communication failure: " + ex);
                     }
                 }
 
                 public void onEventDeserializationFailure(BinaryLogClient c, Exception ex) {
                     // an in-house consumer stops here: after a failure the stream is not trustworthy
                     // (shyiko <= 0.21.0 / zendesk <= 0.23.2 have consumed only the event header)
-                    error("event deserialization failure: " + ex + (ex.getCause() != null ? " / " + ex.getCause() : ""));
+                    Out.error("event deserialization failure: " + ex + (ex.getCause() != null ? " / " + ex.getCause() : ""));
                     if (!session) {
                         System.exit(1);
                     }
@@ -273,7 +238,7 @@ public final class Main {
                 try {
                     handle(client, event, null);
                 } catch (Exception ex) {
-                    error("adapter: " + ex);
+                    Out.error("adapter: " + ex);
                     ex.printStackTrace();
                 }
             });
@@ -283,7 +248,7 @@ public final class Main {
                 if (stopping) {
                     return 0;
                 }
-                error("connect: " + ex);
+                Out.error("connect: " + ex);
                 return 1;
             }
             if (failed[0] != 0) {
@@ -372,11 +337,11 @@ public final class Main {
         void row(BinaryLogClient client, Event posEvent, String op, TableMapEventData tm,
                     BitSet beforeCols, Serializable[] before, BitSet afterCols, Serializable[] after) {
         StringBuilder sb = new StringBuilder();
-        sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(str(tm == null ? null : tm.getDatabase()))
-          .append(",\"table\":").append(str(tm == null ? null : tm.getTable()))
+        sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(Json.quote(tm == null ? null : tm.getDatabase()))
+          .append(",\"table\":").append(Json.quote(tm == null ? null : tm.getTable()))
           .append(",\"before\":").append(image(tm, beforeCols, before))
           .append(",\"after\":").append(image(tm, afterCols, after))
-          .append(",\"gtid\":").append(str(gtid));
+          .append(",\"gtid\":").append(Json.quote(gtid));
         long pos = -1;
         if (posEvent.getHeader() instanceof EventHeaderV4) {
             pos = ((EventHeaderV4) posEvent.getHeader()).getNextPosition();
@@ -384,8 +349,8 @@ public final class Main {
         if (pos <= 0) {
             pos = client.getBinlogPosition();
         }
-        sb.append(",\"pos\":{\"file\":").append(str(client.getBinlogFilename())).append(",\"pos\":").append(pos).append("}}");
-        emit(sb.toString());
+        sb.append(",\"pos\":{\"file\":").append(Json.quote(client.getBinlogFilename())).append(",\"pos\":").append(pos).append("}}");
+        Out.line(sb.toString());
     }
     }
 
@@ -495,17 +460,17 @@ public final class Main {
         int type = c < info.types.length ? info.realType(c) : -1;
         int meta = c < info.meta.length ? info.meta[c] : 0;
         if (v instanceof BigDecimal) {
-            return str(((BigDecimal) v).toPlainString());
+            return Json.quote(((BigDecimal) v).toPlainString());
         }
         if (v instanceof Float || v instanceof Double) {
             double d = ((Number) v).doubleValue();
             if (Double.isNaN(d) || Double.isInfinite(d)) {
-                return str(Double.toString(d));
+                return Json.quote(Double.toString(d));
             }
             return v instanceof Float ? new BigDecimal(Float.toString((Float) v)).toString() : Double.toString(d);
         }
         if (v instanceof Long && isTemporal(type)) {
-            return str(temporal(type, meta, (Long) v));
+            return Json.quote(temporal(type, meta, (Long) v));
         }
         if (v instanceof Number) {
             long l = ((Number) v).longValue();
@@ -519,7 +484,7 @@ public final class Main {
                     default: bits = 64;
                 }
                 BigInteger b = BigInteger.valueOf(l).add(BigInteger.ONE.shiftLeft(bits));
-                return bits == 64 ? str(b.toString()) : b.toString();
+                return bits == 64 ? Json.quote(b.toString()) : b.toString();
             }
             return Long.toString(l);
         }
@@ -529,7 +494,7 @@ public final class Main {
             for (int i = bs.nextSetBit(0); i >= 0; i = bs.nextSetBit(i + 1)) {
                 b = b.setBit(i);
             }
-            return b.bitLength() > 63 ? str(b.toString()) : b.toString();
+            return b.bitLength() > 63 ? Json.quote(b.toString()) : b.toString();
         }
         if (v instanceof java.util.Date) {
             // the library's default (non-LONG) temporal types: here only for rows decoded inside
@@ -538,7 +503,7 @@ public final class Main {
             // java.util.Date are calendar-field types (the library builds them from the row's
             // fields via java.util.Calendar); the JDK's own conversions to java.time keep those
             // fields (the JVM runs in UTC, see main)
-            return str(legacyTemporal(type, meta, (java.util.Date) v));
+            return Json.quote(legacyTemporal(type, meta, (java.util.Date) v));
         }
         if (v instanceof byte[]) {
             byte[] b = (byte[]) v;
@@ -546,7 +511,7 @@ public final class Main {
                 try {
                     return JsonBinary.parseAsString(b);
                 } catch (Exception ex) {
-                    return str("JSON decode error: " + ex);
+                    return Json.quote("JSON decode error: " + ex);
                 }
             }
             if (type == 242 && b.length % 4 == 0) {   // VECTOR: the library's byte[] holds float32 LE
@@ -554,29 +519,24 @@ public final class Main {
                 StringBuilder a = new StringBuilder("[");
                 for (int i = 0; i < b.length / 4; i++) {
                     float f = bb.getFloat();
-                    a.append(i > 0 ? "," : "").append(Float.isFinite(f) ? new BigDecimal(Float.toString(f)).toString() : str(Float.toString(f)));
+                    a.append(i > 0 ? "," : "").append(Float.isFinite(f) ? new BigDecimal(Float.toString(f)).toString() : Json.quote(Float.toString(f)));
                 }
                 return a.append(']').toString();
             }
             if (type == 255 && b.length >= 4) {   // GEOMETRY: 4-byte LE SRID + WKB
-                long srid = (b[0] & 0xffL) | (b[1] & 0xffL) << 8 | (b[2] & 0xffL) << 16 | (b[3] & 0xffL) << 24;
-                StringBuilder hex = new StringBuilder();
-                for (int i = 4; i < b.length; i++) {
-                    hex.append(String.format("%02x", b[i] & 0xff));
-                }
-                return "{\"srid\":" + srid + ",\"wkb\":\"" + hex + "\"}";
+                return Json.geometry(b);
             }
             Integer coll = c < info.types.length && info.collation != null ? info.collation[c] : null;
             if (coll != null && coll == 63) {
-                return base64(b);
+                return Json.base64(b);
             }
             if (coll != null && isLatin1(coll)) {
-                return str(new String(b, java.nio.charset.Charset.forName("windows-1252")));
+                return Json.quote(new String(b, java.nio.charset.Charset.forName("windows-1252")));
             }
             String s = utf8(b);
-            return s != null ? str(s) : base64(b);
+            return s != null ? Json.quote(s) : Json.base64(b);
         }
-        return str(v.toString());
+        return Json.quote(v.toString());
     }
 
     static boolean isLatin1(int coll) {
@@ -647,144 +607,6 @@ public final class Main {
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b)).toString();
         } catch (CharacterCodingException e) {
             return null;
-        }
-    }
-
-    static String base64(byte[] b) {
-        return "{\"base64\":\"" + Base64.getEncoder().encodeToString(b) + "\"}";
-    }
-
-    static String str(String s) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"': sb.append("\\\""); break;
-                case '\\': sb.append("\\\\"); break;
-                case '\n': sb.append("\\n"); break;
-                case '\r': sb.append("\\r"); break;
-                case '\t': sb.append("\\t"); break;
-                default:
-                    if (ch < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-            }
-        }
-        return sb.append('"').toString();
-    }
-
-    /** The session protocol's lines: a JSON object whose values are strings or objects of strings. */
-    static final class SessionLine {
-        final String s;
-        int i;
-
-        SessionLine(String s) {
-            this.s = s;
-        }
-
-        static Map<String, Object> parse(String line) {
-            if (line.isEmpty()) {
-                return null;
-            }
-            SessionLine p = new SessionLine(line);
-            Map<String, Object> m = p.object();
-            p.ws();
-            if (p.i != line.length()) {
-                throw new IllegalArgumentException("trailing text");
-            }
-            return m;
-        }
-
-        void ws() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        char next() {
-            ws();
-            if (i >= s.length()) {
-                throw new IllegalArgumentException("unexpected end");
-            }
-            return s.charAt(i);
-        }
-
-        Map<String, Object> object() {
-            if (next() != '{') {
-                throw new IllegalArgumentException("object expected");
-            }
-            i++;
-            Map<String, Object> m = new HashMap<>();
-            if (next() == '}') {
-                i++;
-                return m;
-            }
-            while (true) {
-                String k = string();
-                if (next() != ':') {
-                    throw new IllegalArgumentException(": expected");
-                }
-                i++;
-                char c = next();
-                Object v;
-                if (c == '{') {
-                    v = object();
-                } else if (c == '"') {
-                    v = string();
-                } else {
-                    int st = i;
-                    while (i < s.length() && ",}".indexOf(s.charAt(i)) < 0) {
-                        i++;
-                    }
-                    String w = s.substring(st, i).trim();
-                    v = w.equals("null") ? null : w;
-                }
-                m.put(k, v);
-                c = next();
-                i++;
-                if (c == '}') {
-                    return m;
-                }
-                if (c != ',') {
-                    throw new IllegalArgumentException(", expected");
-                }
-            }
-        }
-
-        String string() {
-            if (next() != '"') {
-                throw new IllegalArgumentException("string expected");
-            }
-            i++;
-            StringBuilder sb = new StringBuilder();
-            while (true) {
-                if (i >= s.length()) {
-                    throw new IllegalArgumentException("unterminated string");
-                }
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return sb.toString();
-                }
-                if (c == '\\') {
-                    char e = s.charAt(i++);
-                    switch (e) {
-                        case 'n': sb.append('\n'); break;
-                        case 'r': sb.append('\r'); break;
-                        case 't': sb.append('\t'); break;
-                        case 'b': sb.append('\b'); break;
-                        case 'f': sb.append('\f'); break;
-                        case 'u': sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
-                        default: sb.append(e);
-                    }
-                } else {
-                    sb.append(c);
-                }
-            }
         }
     }
 }
