@@ -182,6 +182,29 @@ static const char *table_collation(const cdch_sc_table *t) { (void)t; return "ut
 
 /* ---- information_schema -------------------------------------------------------------- */
 
+/* The cells information_schema.TABLES and SHOW TABLE STATUS share, from
+ * ENGINE / Engine to TABLE_COMMENT / Comment. */
+static void table_status_cells(srv_rs *rs, const cdch_sc_table *t)
+{
+    srv_rs_str(rs, t->engine ? t->engine : "InnoDB");
+    srv_rs_uint(rs, 10);
+    srv_rs_str(rs, "Dynamic");
+    srv_rs_uint(rs, 0);
+    srv_rs_uint(rs, 0);
+    srv_rs_uint(rs, 16384);
+    srv_rs_uint(rs, 0);
+    srv_rs_uint(rs, 0);
+    srv_rs_uint(rs, 0);
+    srv_rs_str(rs, NULL);
+    srv_rs_str(rs, "2024-01-01 00:00:00");
+    srv_rs_str(rs, NULL);
+    srv_rs_str(rs, NULL);
+    srv_rs_str(rs, table_collation(t));
+    srv_rs_str(rs, NULL);
+    srv_rs_str(rs, "");
+    srv_rs_str(rs, "");
+}
+
 static void is_schemata(const struct cdch_server *srv, srv_rs *rs)
 {
     const char *cols[] = {"CATALOG_NAME", "SCHEMA_NAME", "DEFAULT_CHARACTER_SET_NAME", "DEFAULT_COLLATION_NAME",
@@ -222,23 +245,7 @@ static void is_tables(const struct cdch_server *srv, srv_rs *rs, size_t *nvisibl
         srv_rs_str(rs, t->db);
         srv_rs_str(rs, t->name);
         srv_rs_str(rs, "BASE TABLE");
-        srv_rs_str(rs, t->engine ? t->engine : "InnoDB");
-        srv_rs_uint(rs, 10);
-        srv_rs_str(rs, "Dynamic");
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 16384);
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 0);
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, "2024-01-01 00:00:00");
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, table_collation(t));
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, "");
-        srv_rs_str(rs, "");
+        table_status_cells(rs, t);
         srv_rs_str(rs, "utf8mb4");
     }
 }
@@ -556,23 +563,7 @@ void srv_schema_table_status_rs(const struct cdch_server *srv, const char *db, s
         if (strcmp(t->db, db) != 0)
             continue;
         srv_rs_str(rs, t->name);
-        srv_rs_str(rs, t->engine ? t->engine : "InnoDB");
-        srv_rs_uint(rs, 10);
-        srv_rs_str(rs, "Dynamic");
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 16384);
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 0);
-        srv_rs_uint(rs, 0);
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, "2024-01-01 00:00:00");
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, table_collation(t));
-        srv_rs_str(rs, NULL);
-        srv_rs_str(rs, "");
-        srv_rs_str(rs, "");
+        table_status_cells(rs, t);
     }
 }
 

@@ -168,6 +168,100 @@ static void put_literal_str(cdch_buf *o, const uint8_t *p, size_t n)
     cdch_put_u8(o, '\'');
 }
 
+/* The formatters below read one binary-protocol value of their type
+ * family from cur and write it as SQL text into b. */
+
+static void fmt_int(char *b, size_t cap, uint8_t t, bool uns, cdch_cursor *cur)
+{
+    switch (t) {
+    case CDCH_T_TINY: {
+        uint8_t v = cdch_get_u8(cur);
+        snprintf(b, cap, "%d", uns ? (int)v : (int)(int8_t)v);
+        break;
+    }
+    case CDCH_T_SHORT:
+    case CDCH_T_YEAR: {
+        uint16_t v = cdch_get_le16(cur);
+        snprintf(b, cap, "%d", uns || t == CDCH_T_YEAR ? (int)v : (int)(int16_t)v);
+        break;
+    }
+    case CDCH_T_LONG:
+    case CDCH_T_INT24: {
+        uint32_t v = cdch_get_le32(cur);
+        if (uns)
+            snprintf(b, cap, "%u", v);
+        else
+            snprintf(b, cap, "%d", (int32_t)v);
+        break;
+    }
+    default: { /* CDCH_T_LONGLONG */
+        uint64_t v = cdch_get_le64(cur);
+        if (uns)
+            snprintf(b, cap, "%llu", (unsigned long long)v);
+        else
+            snprintf(b, cap, "%lld", (long long)(int64_t)v);
+        break;
+    }
+    }
+}
+
+static void fmt_real(char *b, size_t cap, uint8_t t, cdch_cursor *cur)
+{
+    if (t == CDCH_T_FLOAT) {
+        uint32_t v = cdch_get_le32(cur);
+        float f;
+        memcpy(&f, &v, 4);
+        snprintf(b, cap, "%.9g", (double)f);
+    } else {
+        uint64_t v = cdch_get_le64(cur);
+        double d;
+        memcpy(&d, &v, 8);
+        snprintf(b, cap, "%.17g", d);
+    }
+}
+
+/* DATE / DATETIME / TIMESTAMP: length 0, 4, 7 or 11 */
+static void fmt_datetime(char *b, size_t cap, uint8_t t, cdch_cursor *cur)
+{
+    uint8_t len = cdch_get_u8(cur);
+    unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, us = 0;
+    if (len >= 4) {
+        y = cdch_get_le16(cur);
+        mo = cdch_get_u8(cur);
+        d = cdch_get_u8(cur);
+    }
+    if (len >= 7) {
+        h = cdch_get_u8(cur);
+        mi = cdch_get_u8(cur);
+        s = cdch_get_u8(cur);
+    }
+    if (len >= 11)
+        us = cdch_get_le32(cur);
+    if (us)
+        snprintf(b, cap, "'%04u-%02u-%02u %02u:%02u:%02u.%06u'", y, mo, d, h, mi, s, us);
+    else if (t == CDCH_T_DATE)
+        snprintf(b, cap, "'%04u-%02u-%02u'", y, mo, d);
+    else
+        snprintf(b, cap, "'%04u-%02u-%02u %02u:%02u:%02u'", y, mo, d, h, mi, s);
+}
+
+/* TIME: length 0, 8 or 12 */
+static void fmt_time(char *b, size_t cap, cdch_cursor *cur)
+{
+    uint8_t len = cdch_get_u8(cur);
+    unsigned neg = 0, days = 0, h = 0, mi = 0, s = 0, us = 0;
+    if (len >= 8) {
+        neg = cdch_get_u8(cur);
+        days = cdch_get_le32(cur);
+        h = cdch_get_u8(cur);
+        mi = cdch_get_u8(cur);
+        s = cdch_get_u8(cur);
+    }
+    if (len >= 12)
+        us = cdch_get_le32(cur);
+    snprintf(b, cap, "'%s%u:%02u:%02u.%06u'", neg ? "-" : "", days * 24 + h, mi, s, us);
+}
+
 /* One bound value as an SQL literal. Returns -1 when the packet is short. */
 static int put_param(cdch_buf *o, uint16_t type, cdch_cursor *cur)
 {
@@ -176,89 +270,19 @@ static int put_param(cdch_buf *o, uint16_t type, cdch_cursor *cur)
     char b[64];
     switch (t) {
     case CDCH_T_NULL: cdch_put_str(o, "NULL"); return 0;
-    case CDCH_T_TINY: {
-        uint8_t v = cdch_get_u8(cur);
-        snprintf(b, sizeof b, "%d", uns ? (int)v : (int)(int8_t)v);
-        break;
-    }
+    case CDCH_T_TINY:
     case CDCH_T_SHORT:
-    case CDCH_T_YEAR: {
-        uint16_t v = cdch_get_le16(cur);
-        snprintf(b, sizeof b, "%d", uns || t == CDCH_T_YEAR ? (int)v : (int)(int16_t)v);
-        break;
-    }
+    case CDCH_T_YEAR:
     case CDCH_T_LONG:
-    case CDCH_T_INT24: {
-        uint32_t v = cdch_get_le32(cur);
-        if (uns)
-            snprintf(b, sizeof b, "%u", v);
-        else
-            snprintf(b, sizeof b, "%d", (int32_t)v);
-        break;
-    }
-    case CDCH_T_LONGLONG: {
-        uint64_t v = cdch_get_le64(cur);
-        if (uns)
-            snprintf(b, sizeof b, "%llu", (unsigned long long)v);
-        else
-            snprintf(b, sizeof b, "%lld", (long long)(int64_t)v);
-        break;
-    }
-    case CDCH_T_FLOAT: {
-        uint32_t v = cdch_get_le32(cur);
-        float f;
-        memcpy(&f, &v, 4);
-        snprintf(b, sizeof b, "%.9g", (double)f);
-        break;
-    }
-    case CDCH_T_DOUBLE: {
-        uint64_t v = cdch_get_le64(cur);
-        double d;
-        memcpy(&d, &v, 8);
-        snprintf(b, sizeof b, "%.17g", d);
-        break;
-    }
+    case CDCH_T_INT24:
+    case CDCH_T_LONGLONG: fmt_int(b, sizeof b, t, uns, cur); break;
+    case CDCH_T_FLOAT:
+    case CDCH_T_DOUBLE: fmt_real(b, sizeof b, t, cur); break;
     case CDCH_T_DATE:
     case CDCH_T_DATETIME:
-    case CDCH_T_TIMESTAMP: {
-        uint8_t len = cdch_get_u8(cur);
-        unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, us = 0;
-        if (len >= 4) {
-            y = cdch_get_le16(cur);
-            mo = cdch_get_u8(cur);
-            d = cdch_get_u8(cur);
-        }
-        if (len >= 7) {
-            h = cdch_get_u8(cur);
-            mi = cdch_get_u8(cur);
-            s = cdch_get_u8(cur);
-        }
-        if (len >= 11)
-            us = cdch_get_le32(cur);
-        if (us)
-            snprintf(b, sizeof b, "'%04u-%02u-%02u %02u:%02u:%02u.%06u'", y, mo, d, h, mi, s, us);
-        else if (t == CDCH_T_DATE)
-            snprintf(b, sizeof b, "'%04u-%02u-%02u'", y, mo, d);
-        else
-            snprintf(b, sizeof b, "'%04u-%02u-%02u %02u:%02u:%02u'", y, mo, d, h, mi, s);
-        break;
-    }
-    case CDCH_T_TIME: {
-        uint8_t len = cdch_get_u8(cur);
-        unsigned neg = 0, days = 0, h = 0, mi = 0, s = 0, us = 0;
-        if (len >= 8) {
-            neg = cdch_get_u8(cur);
-            days = cdch_get_le32(cur);
-            h = cdch_get_u8(cur);
-            mi = cdch_get_u8(cur);
-            s = cdch_get_u8(cur);
-        }
-        if (len >= 12)
-            us = cdch_get_le32(cur);
-        snprintf(b, sizeof b, "'%s%u:%02u:%02u.%06u'", neg ? "-" : "", days * 24 + h, mi, s, us);
-        break;
-    }
-    default: {
+    case CDCH_T_TIMESTAMP: fmt_datetime(b, sizeof b, t, cur); break;
+    case CDCH_T_TIME: fmt_time(b, sizeof b, cur); break;
+    default: { /* strings, decimals, blobs: lenenc bytes */
         bool bad = false;
         uint64_t len = cdch_get_lenenc(cur, &bad);
         const uint8_t *s = cdch_get_bytes(cur, (size_t)len);
