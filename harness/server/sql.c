@@ -715,6 +715,18 @@ static const char *const k_noparen_funcs[] = {"current_user", "current_timestamp
                                               "localtime",    "localtimestamp",    "utc_timestamp", "utc_date",
                                               "utc_time"};
 
+/* Append x to e's arguments (capacity *cap, doubled in the arena when full). */
+static void push_arg(sql_ctx *cx, sql_expr *e, size_t *cap, sql_expr *x)
+{
+    if (e->nargs == *cap) {
+        sql_expr **na = cdch_arena_alloc(cx->a, *cap * 2 * sizeof *na);
+        memcpy(na, e->args, *cap * sizeof *na);
+        e->args = na;
+        *cap *= 2;
+    }
+    e->args[e->nargs++] = x;
+}
+
 static sql_expr *parse_primary(sql_lex *lx, sql_ctx *cx);
 
 /* 12, 1.5e3, 0x1F: integers above INT64_MAX are unsigned */
@@ -815,13 +827,7 @@ static sql_expr *parse_call(sql_lex *lx, sql_ctx *cx, const sql_tok *t)
             sql_expr *arg = parse_or(lx, cx);
             if (!arg)
                 return NULL;
-            if (e->nargs == cap) {
-                sql_expr **na = cdch_arena_alloc(cx->a, cap * 2 * sizeof *na);
-                memcpy(na, e->args, cap * sizeof *na);
-                e->args = na;
-                cap *= 2;
-            }
-            e->args[e->nargs++] = arg;
+            push_arg(cx, e, &cap, arg);
             if (!lx_op(lx, ","))
                 break;
         }
@@ -1061,13 +1067,7 @@ static sql_expr *parse_in(sql_lex *lx, sql_ctx *cx, sql_expr *l, bool neg)
         sql_expr *x = parse_or(lx, cx);
         if (!x)
             return NULL;
-        if (e->nargs == cap) {
-            sql_expr **na = cdch_arena_alloc(cx->a, cap * 2 * sizeof *na);
-            memcpy(na, e->args, cap * sizeof *na);
-            e->args = na;
-            cap *= 2;
-        }
-        e->args[e->nargs++] = x;
+        push_arg(cx, e, &cap, x);
         if (!lx_op(lx, ","))
             break;
     }
