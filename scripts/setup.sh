@@ -8,7 +8,10 @@ pkgs=(build-essential cmake pkg-config libzstd-dev zstd libyaml-dev check libsub
       # a venv for PyMySQL, Node for mysql2, Java 17 + Maven for Connector/J
       mariadb-server  # Maxwell's state store (consumers/maxwell starts its own mariadbd)
       chromium  # tests/html: report.html checked in headless Chromium (DevTools protocol)
-      mariadb-client python3-venv nodejs openjdk-17-jdk-headless maven)
+      mariadb-client python3-venv nodejs openjdk-17-jdk-headless maven
+      time  # /usr/bin/time: peak memory in tests/self_protect.sh
+      stress-ng  # CPU load beside the suite in scripts/stress.sh and bench/loaded_matrix.sh
+      )
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -2,10 +2,12 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "xalloc.h"
 
 extern char **environ;
 
@@ -33,7 +36,14 @@ struct cdch_proc {
     cdch_buf out;       /* partial stdout line */
     cdch_buf err;       /* stderr tail (up to 2x the tail size, trimmed) */
     FILE *stderr_copy;
+    uint64_t copied;    /* bytes written to stderr_copy since it was set */
+    uint64_t out_total, out_limit; /* stdout bytes since the limit was set; the limit (0: none) */
+    bool flooded;       /* stdout went past out_limit: no longer read */
+    char token[64];     /* CDCH_PROC_TOKEN=... in the environment of the child and its descendants */
 };
+
+static unsigned long g_token_seq; /* per harness process; under g_token_lock */
+static pthread_mutex_t g_token_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static double now_ms(void)
 {
@@ -87,24 +97,80 @@ static int resolve(const char *name, char *const *env, char *out, size_t outsz, 
 
 /* The child's environment: the harness's minus the names o->env sets, plus
  * o->env (the strings are borrowed). NULL when out of memory. */
-static char **child_env(const cdch_proc_opts *o)
+static char **child_env(const cdch_proc_opts *o, char *token)
 {
     size_t n = 0, k = 0;
     while (environ && environ[n])
         n++;
     while (o->env && o->env[k])
         k++;
-    char **envp = calloc(n + k + 1, sizeof *envp);
-    if (!envp)
-        return NULL;
+    char **envp = cdch_xcalloc(n + k + 2, sizeof *envp);
     size_t e = 0;
     for (size_t i = 0; i < n; i++)
-        if (!has_name(o->env, environ[i]))
+        if (!has_name(o->env, environ[i]) && strncmp(environ[i], "CDCH_PROC_TOKEN=", 16) != 0)
             envp[e++] = environ[i];
     for (size_t i = 0; i < k; i++)
         envp[e++] = o->env[i];
+    envp[e++] = token;
     envp[e] = NULL;
     return envp;
+}
+
+/* Every process whose environment holds p->token (the adapter's
+ * descendants, also those that left its process group with setsid or
+ * setpgid and outlived it): SIGKILL, until none is left (bounded). */
+static void sweep_descendants(const cdch_proc *p)
+{
+    size_t tl = strlen(p->token) + 1; /* with its NUL: an exact entry */
+    char *env = NULL;
+    size_t cap = 0;
+    for (int round = 0; round < 5; round++) {
+        DIR *d = opendir("/proc");
+        if (!d)
+            return;
+        int killed = 0;
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(de->d_name, &end, 10);
+            if (*end || pid <= 1 || pid == (long)getpid())
+                continue;
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            size_t len = 0;
+            for (;;) {
+                if (cap - len < 4096) {
+                    cap = cap ? cap * 2 : 65536;
+                    env = cdch_xrealloc(env, cap);
+                }
+                ssize_t r = read(fd, env + len, cap - len);
+                if (r <= 0)
+                    break;
+                len += (size_t)r;
+            }
+            close(fd);
+            for (size_t i = 0; i + tl <= len;) { /* entries are NUL-separated */
+                if (memcmp(env + i, p->token, tl) == 0) {
+                    kill((pid_t)pid, SIGKILL);
+                    killed++;
+                    break;
+                }
+                const char *nul = memchr(env + i, '\0', len - i);
+                if (!nul)
+                    break;
+                i = (size_t)(nul - env) + 1;
+            }
+        }
+        closedir(d);
+        if (!killed)
+            break;
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    free(env);
 }
 
 /* The pipes of a spawn: the child's stdout and stderr, the one its exec
@@ -195,11 +261,12 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
     char exe[PATH_MAX];
     if (resolve(o->argv[0], o->env, exe, sizeof exe, err) != 0)
         return NULL;
-    char **envp = child_env(o);
-    if (!envp) {
-        cdch_err_set(err, "out of memory");
-        return NULL;
-    }
+    char token[64];
+    pthread_mutex_lock(&g_token_lock);
+    unsigned long seq = ++g_token_seq;
+    pthread_mutex_unlock(&g_token_lock);
+    snprintf(token, sizeof token, "CDCH_PROC_TOKEN=%ld.%lu", (long)getpid(), seq);
+    char **envp = child_env(o, token);
     int pp[NPIPES][2];
     if (open_pipes(pp, o->stdin_pipe, err) != 0) {
         free(envp);
@@ -231,10 +298,8 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
         cdch_err_set(err, "cannot run '%s'%s%s: %s", exe, o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(code));
-    } else if (pid > 0 && !(p = calloc(1, sizeof *p))) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        cdch_err_set(err, "out of memory");
+    } else if (pid > 0) {
+        p = cdch_xcalloc(1, sizeof *p);
     }
     if (!p) {
         close_fd(&pp[PIPE_OUT][0]);
@@ -248,6 +313,7 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
     p->err_fd = pp[PIPE_ERR][0];
     p->status = -1;
     p->stderr_copy = o->stderr_copy;
+    snprintf(p->token, sizeof p->token, "%s", token);
     set_nonblock(p->out_fd);
     set_nonblock(p->in_fd);
     set_nonblock(p->err_fd);
@@ -277,6 +343,20 @@ static void deliver(cdch_proc *p, cdch_proc_line_fn fn, void *ud, bool final)
     }
 }
 
+/* stderr to the caller's copy, at most CDCH_PROC_STDERR_COPY_MAX bytes per
+ * copy (then one line says where it stopped). */
+static void copy_stderr(cdch_proc *p, const char *buf, size_t n)
+{
+    if (!p->stderr_copy || p->copied > CDCH_PROC_STDERR_COPY_MAX)
+        return;
+    size_t room = CDCH_PROC_STDERR_COPY_MAX - (size_t)p->copied;
+    fwrite(buf, 1, n < room ? n : room, p->stderr_copy);
+    p->copied += n;
+    if (p->copied > CDCH_PROC_STDERR_COPY_MAX)
+        fprintf(p->stderr_copy, "\n[cdcharness: the adapter wrote more than %d MiB to stderr; the copy stops here]\n",
+                CDCH_PROC_STDERR_COPY_MAX >> 20);
+}
+
 /* Read what is available on fd; false at EOF/error (fd closed). */
 static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
 {
@@ -286,8 +366,7 @@ static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
         if (r > 0) {
             if (is_err) {
                 p->err_total += (uint64_t)r;
-                if (p->stderr_copy)
-                    fwrite(buf, 1, (size_t)r, p->stderr_copy);
+                copy_stderr(p, buf, (size_t)r);
                 cdch_put_bytes(&p->err, buf, (size_t)r);
                 if (p->err.len > 2 * CDCH_PROC_STDERR_TAIL) {
                     size_t keep = CDCH_PROC_STDERR_TAIL;
@@ -295,6 +374,15 @@ static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
                     p->err.len = keep;
                 }
             } else {
+                p->out_total += (uint64_t)r;
+                if (p->out_limit && p->out_total > p->out_limit) {
+                    /* a flood: stop reading (the partial line goes too); the caller stops the adapter */
+                    p->flooded = true;
+                    cdch_buf_reset(&p->out);
+                    close(*fd);
+                    *fd = -1;
+                    return false;
+                }
                 cdch_put_bytes(&p->out, buf, (size_t)r);
             }
             continue;
@@ -358,6 +446,7 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
     while ((p->out_fd >= 0 || p->err_fd >= 0) && now_ms() - t0 < 500)
         poll_once(p, 50, fn, ud);
     kill(-p->pid, SIGKILL);
+    sweep_descendants(p);
     t0 = now_ms();
     while ((p->out_fd >= 0 || p->err_fd >= 0) && now_ms() - t0 < 1000)
         poll_once(p, 50, fn, ud);
@@ -481,7 +570,19 @@ void cdch_proc_close_stdin(cdch_proc *p)
     }
 }
 
-void cdch_proc_set_stderr_copy(cdch_proc *p, FILE *f) { p->stderr_copy = f; }
+void cdch_proc_set_stderr_copy(cdch_proc *p, FILE *f)
+{
+    p->stderr_copy = f;
+    p->copied = 0;
+}
+
+void cdch_proc_set_stdout_limit(cdch_proc *p, uint64_t limit)
+{
+    p->out_limit = limit;
+    p->out_total = 0;
+}
+
+bool cdch_proc_flooded(const cdch_proc *p) { return p->flooded; }
 
 uint64_t cdch_proc_stderr_mark(const cdch_proc *p) { return p->err_total; }
 

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +80,7 @@ typedef struct stream {
     char *dir;
     char *error;
     cdch_change_list *expected;
+    uint64_t expected_bytes; /* size of expected.jsonl */
     cdch_stream_index idx;
     uint64_t events; /* top-level events in the files */
     cdch_stream_stats stats;
@@ -548,6 +550,8 @@ static void gen_streams(cdch_run *r)
         char ep[PATH_MAX + 32];
         snprintf(ep, sizeof ep, "%s/expected.jsonl", st->dir);
         st->expected = cdch_changes_load(ep, &err);
+        struct stat est;
+        st->expected_bytes = stat(ep, &est) == 0 ? (uint64_t)est.st_size : 0;
         if (!st->expected) {
             st->error = xprintf("reading expected events: %s", err.msg);
             continue;
@@ -920,6 +924,12 @@ static void adapter_command(cellrun *c)
 }
 
 /* Launch the adapter, or hand the cell to the worker's session adapter. */
+/* How much stdout a cell's adapter may write: four times the expected events
+ * (other spellings, checkpoints, log lines) and 8 MiB more. Past it the
+ * output is a flood and the adapter is stopped: the harness's memory stays
+ * bounded by the stream, whatever an adapter writes. */
+static uint64_t stdout_limit(const stream *st) { return ((uint64_t)8 << 20) + 4 * st->expected_bytes; }
+
 static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
 {
     snprintf(c->cell_id, sizeof c->cell_id, "%zu", c->ci);
@@ -936,6 +946,8 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
         cdch_proc_opts po = {c->argv, c->con->m->dir, c->env, c->errlog, false};
         c->p = cdch_proc_spawn(&po, err);
     }
+    if (c->p)
+        cdch_proc_set_stdout_limit(c->p, stdout_limit(c->st));
 }
 
 /* A scenario fault is about to cut the connection: the server holds it
@@ -1039,10 +1051,12 @@ static cdch_stop_reason supervise(cellrun *c, watch *w, bool *running)
     cdch_stop_reason why = CDCH_STOP_NONE;
     c->io.last_activity = now_s();
     while ((*running = cdch_proc_pump(c->p, 100, on_line, &c->io)) && !c->io.ended) {
-        why = stop_reason(c, w, now_s());
+        why = cdch_proc_flooded(c->p) ? CDCH_STOP_FLOOD : stop_reason(c, w, now_s());
         if (why != CDCH_STOP_NONE || cdch_proc_interrupted())
             break;
     }
+    if (cdch_proc_flooded(c->p))
+        why = CDCH_STOP_FLOOD; /* it may have died of the closed pipe */
     return why;
 }
 
@@ -1052,7 +1066,12 @@ static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason
 {
     cdch_cell *cell = c->cell;
     cdch_outcome *oc = &c->oc;
-    if (c->in_session && c->io.ended) {
+    if (why == CDCH_STOP_FLOOD) {
+        /* the harness stopped reading it: stop it (a session process with it, its stdout is gone) */
+        if (!cdch_proc_exited(c->p))
+            cdch_proc_stop(c->p, 2000, on_line, &c->io);
+        cdch_proc_status(c->p, &oc->exit_status, &oc->exit_signal);
+    } else if (c->in_session && c->io.ended) {
         /* the consumer ended by itself; the session process lives on */
         why = CDCH_STOP_EXITED;
         oc->exit_status = c->io.ended_status;

@@ -69,6 +69,7 @@ const char *cdch_stop_reason_name(cdch_stop_reason r)
     case CDCH_STOP_STARTUP_TIMEOUT: return "startup-timeout";
     case CDCH_STOP_TIMEOUT: return "timeout";
     case CDCH_STOP_NOT_RESUMED: return "not-resumed";
+    case CDCH_STOP_FLOOD: return "output-flood";
     }
     return "?";
 }
@@ -357,6 +358,11 @@ static void judge_tail(judge_ctx *j)
     } else if (o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered) {
         found(j, CDCH_VERDICT_SILENT_SKIP, "received the whole stream and went idle without txn %s; first: %s", names,
               where);
+    } else if (o->reason == CDCH_STOP_FLOOD) {
+        found(j, CDCH_VERDICT_PARSE_FAILURE,
+              "the adapter wrote more to stdout than %zu rows can take and was stopped (output flood); nothing "
+              "from %s on",
+              d->expected_rows, where);
     } else if (o->reason == CDCH_STOP_STARTUP_TIMEOUT) {
         found(j, CDCH_VERDICT_HANG,
               "no ready line or event within the startup timeout; nothing after %zu of %zu rows; next: %s",
@@ -421,6 +427,10 @@ static void judge_warnings(const judge_ctx *j, const cdch_change_list *obs, cdch
         cdch_buf_printf(&out->warnings, "adapter %s after every expected row\n", j->exitmsg);
         out->nwarnings++;
     }
+    if (j->o->reason == CDCH_STOP_FLOOD && !d->tail) {
+        cdch_buf_printf(&out->warnings, "after every expected row the adapter flooded stdout and was stopped\n");
+        out->nwarnings++;
+    }
 }
 
 /* The verdict is the worst class found; its summary leads, the others are
@@ -438,7 +448,9 @@ static void judge_summary(const judge_ctx *j, cdch_judgement *out)
     if (out->verdict == CDCH_VERDICT_PASS) {
         snprintf(out->summary, sizeof out->summary, "%zu rows in %zu transactions; checkpoints %s%s", d->expected_rows,
                  d->expected_txns, d->ckpt_rows_checked ? "valid" : "not reported",
-                 out->nwarnings ? "; with warnings (the consumer reported errors but delivered every row)" : "");
+                 !out->nwarnings                 ? ""
+                 : j->o->reason == CDCH_STOP_FLOOD ? "; with warnings (every row delivered, then the adapter flooded stdout)"
+                                                   : "; with warnings (the consumer reported errors but delivered every row)");
         return;
     }
     size_t l = (size_t)snprintf(out->summary, sizeof out->summary, "%s", j->sums[out->verdict]);

@@ -7,7 +7,10 @@
  * a shell script). The group is killed, too, when the adapter exits on its
  * own. The child's stdin is /dev/null, or a pipe the caller writes lines to
  * (stdin_pipe; session-mode adapters). cdch_proc_free stops a running
- * child and reaps it: no zombies, no orphans left in the group.
+ * child and reaps it: no zombies, no orphans left in the group. Every child
+ * gets CDCH_PROC_TOKEN=<harness pid>.<n> in its environment; when it ends,
+ * every process still holding that entry (a descendant that left the group
+ * with setsid and outlived it) is killed too.
  *
  * Spawning is fork + execve with everything prepared before the fork (only
  * async-signal-safe calls in the child), so it is safe in a threaded
@@ -25,6 +28,8 @@
 #include "err.h"
 
 #define CDCH_PROC_STDERR_TAIL (64 * 1024)
+/* stderr written to a stderr_copy stops after this many bytes (per copy set) */
+#define CDCH_PROC_STDERR_COPY_MAX (16 << 20)
 
 typedef struct cdch_proc cdch_proc;
 
@@ -63,6 +68,11 @@ int cdch_proc_send(cdch_proc *p, const char *line, int timeout_ms, cdch_err *err
 void cdch_proc_close_stdin(cdch_proc *p);
 /* Change where stderr is copied from now on (NULL: nowhere). */
 void cdch_proc_set_stderr_copy(cdch_proc *p, FILE *f);
+/* At most `limit` bytes of stdout from now on (0: no limit); past it the
+ * output is a flood: stdout is no longer read (the adapter gets EPIPE) and
+ * cdch_proc_flooded is true; the caller stops the adapter. */
+void cdch_proc_set_stdout_limit(cdch_proc *p, uint64_t limit);
+bool cdch_proc_flooded(const cdch_proc *p);
 /* A mark in the stderr stream (bytes so far), and the part of the tail
  * written since a mark (valid until the next pump/stop/free): one
  * session process, one stderr cut per cell. */

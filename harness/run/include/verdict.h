@@ -83,6 +83,7 @@ typedef enum cdch_stop_reason {
     CDCH_STOP_STARTUP_TIMEOUT, /* no ready line / event within startup_timeout */
     CDCH_STOP_TIMEOUT,         /* the run's --timeout */
     CDCH_STOP_NOT_RESUMED,     /* the harness cut the connection; no dump connection and no output since */
+    CDCH_STOP_FLOOD,           /* the adapter wrote more to stdout than the cell's limit allows */
 } cdch_stop_reason;
 
 const char *cdch_stop_reason_name(cdch_stop_reason r);

@@ -146,10 +146,12 @@ def main():
     run_one(sys.argv[1], sys.argv[2:])
 
 
-def session(behaviour):
-    """consumers/README.md "Session mode": one process serves many cells."""
+def session(behaviour, run=None):
+    """consumers/README.md "Session mode": one process serves many cells (run: the behaviour's
+    function, run_one by default)."""
+    run = run or run_one
     if os.environ.get("CDCH_SESSION") != "1":
-        return run_one(behaviour)  # one-shot works too
+        return run(behaviour)  # one-shot works too
     base = dict(os.environ)
     for line in sys.stdin:
         msg = json.loads(line)
@@ -160,7 +162,7 @@ def session(behaviour):
             sys.stderr.write("session pid=%d cell=%s\n" % (os.getpid(), msg["cell"]))
             sys.stderr.flush()
             try:
-                run_one(behaviour)
+                run(behaviour)
                 status = 0  # a files consumer that read everything ends, as a one-shot run exits
             except SystemExit as e:
                 status = e.code if isinstance(e.code, int) else 1
