@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "event_internal.h"
+#include "cursor.h"
 
 unsigned cdch_meta_size(uint8_t type)
 {
@@ -39,7 +40,7 @@ static uint16_t meta_read(uint8_t type, const uint8_t *m)
     case 1: return m[0];
     case 2:
         if (type == CDCH_T_VARCHAR || type == CDCH_T_VAR_STRING || type == CDCH_T_BIT)
-            return (uint16_t)(m[0] | m[1] << 8);
+            return cdch_le16(m);
         return (uint16_t)(m[0] << 8 | m[1]);
     default: return 0;
     }

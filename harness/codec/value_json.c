@@ -11,6 +11,7 @@
 
 #include "jsonstr.h"
 #include "value_internal.h"
+#include "cursor.h"
 
 /* ---- text helpers ------------------------------------------------------------ */
 
@@ -179,7 +180,7 @@ static void json_number(cdch_buf *out, double d, bool is_float)
 
 static float float_at(const uint8_t *p)
 {
-    uint32_t bits = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t bits = cdch_le32(p);
     float f;
     memcpy(&f, &bits, 4);
     return f;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "scenario_internal.h"
+#include "cursor.h"
 
 #define MAX_GEOM_DEPTH 32
 
@@ -245,7 +246,7 @@ static int r_u32(wkbr *r, uint32_t *v)
     if (r->len - r->pos < 4)
         return cdch_err_set(r->err, "bad WKB: truncated at byte %zu", r->pos);
     const uint8_t *q = r->p + r->pos;
-    *v = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    *v = cdch_le32(q);
     r->pos += 4;
     return 0;
 }
