@@ -6,11 +6,7 @@
 #
 #   consumers/canal/test.sh CDCHARNESS_BIN [SCENARIO...]
 set -u
-bin=$1; shift
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-. "$root/tests/lib/family_test.sh"
-scen=("$@")
-[ ${#scen[@]} -gt 0 ] || scen=("$root/scenarios/crud-basic.yaml" "$root/scenarios/all-types.yaml"
-                               "$root/scenarios/rotation.yaml")
-family_test "$here" "$bin" "${scen[@]}"
+. "$here/../../tests/lib/family_test.sh"
+default_scenarios=("$repo/scenarios/crud-basic.yaml" "$repo/scenarios/all-types.yaml" "$repo/scenarios/rotation.yaml")
+family_test "$here" "$@"

@@ -6,13 +6,10 @@
 #
 #   consumers/maxwell/test.sh CDCHARNESS_BIN [SCENARIO...]
 set -u
-bin=$1; shift
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-. "$root/tests/lib/family_test.sh"
-scen=("$@")
-[ ${#scen[@]} -gt 0 ] || scen=("$root/scenarios/crud-basic.yaml" "$here/probe/crud-no-ddl.yaml")
+. "$here/../../tests/lib/family_test.sh"
+default_scenarios=("$repo/scenarios/crud-basic.yaml" "$here/probe/crud-no-ddl.yaml")
 # No tolerance for timing: the adapter reports Maxwell's fatal error as soon as Maxwell records it
 # (before its shutdown can stall in BinaryLogClient.disconnect), so the verdict is the manifest's;
 # a parse-failure must be Maxwell's own (its DDL parser), not a failed adapter or state store.
-PARSE_FAILURE_CAUSE=MaxwellSQLSyntaxError family_test "$here" "$bin" "${scen[@]}"
+PARSE_FAILURE_CAUSE=MaxwellSQLSyntaxError family_test "$here" "$@"

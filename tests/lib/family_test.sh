@@ -1,6 +1,6 @@
 # family_test.sh — sourced by consumers/<family>/test.sh (CTest consumers_canal, consumers_maxwell).
 #
-#   family_test FAMILY_DIR CDCHARNESS_BIN SCENARIO...
+#   family_test FAMILY_DIR CDCHARNESS_BIN [SCENARIO...]   (default: the array default_scenarios)
 #
 # Every pinned version of the family must give the verdict its manifest records (expect +
 # expect_by_scenario), over the scenarios given, both modes, twice: in session mode (the
@@ -11,9 +11,14 @@
 #
 # PARSE_FAILURE_CAUSE=TEXT (optional): a parse-failure counts as met only when TEXT is in the
 # cell's summary or detail (the failure must be the consumer's own, not a failed adapter).
+# $repo: the repository (for default_scenarios).
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
 family_test() {
     local dir=$1 bin=$2
     shift 2
+    [ $# -gt 0 ] || set -- "${default_scenarios[@]}"
     local fam work
     fam=$(basename "$dir")
     work=$(mktemp -d)
