@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Determinism under load (not part of the default run): the CTest suite and the default matrix's quick
+# subset, each RUNS times (default 3) with `stress-ng --cpu <cores>` busy beside them; fails on any
+# difference: a test that does not pass in every loaded run, or a quick-matrix cell whose verdict
+# differs between the loaded runs and an unloaded run made first.
+#
+#   scripts/stress.sh [--runs N] [--suite-only | --matrix-only] [--out DIR]
+#
+# Takes about RUNS x (suite + quick matrix) under load: ~45 minutes for 3 runs on 2 cores with warm
+# consumer caches. Exit status: 0 no difference, 1 a difference (listed), 2 setup or build failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=3 suite=1 matrix=1 out=build/stress
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --suite-only) matrix=0; shift ;;
+    --matrix-only) suite=0; shift ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "stress.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+bash scripts/setup.sh >/dev/null || exit 2
+command -v stress-ng >/dev/null || { echo "stress.sh: stress-ng is missing (scripts/setup.sh installs it)" >&2; exit 2; }
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && cmake --build build -j"$(nproc)" >/dev/null || exit 2
+mkdir -p "$out"
+cores=$(nproc)
+fail=0
+
+if [ "$suite" = 1 ]; then
+  for i in $(seq 1 "$runs"); do
+    echo "== suite, run $i of $runs, with stress-ng --cpu $cores beside it"
+    stress-ng --cpu "$cores" --quiet &
+    sp=$!
+    set +e
+    (cd build && ctest -j"$cores" --output-on-failure) >"$out/suite$i.log" 2>&1
+    set -e
+    kill "$sp" 2>/dev/null || true
+    wait "$sp" 2>/dev/null || true
+    grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$out/suite$i.log" |
+      sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .*(Passed|Failed|Not Run|Timeout|\*\*\*[A-Za-z]+).*/\1 \2/' |
+      sort >"$out/suite$i.status"
+    if [ ! -s "$out/suite$i.status" ]; then
+      echo "   no test ran: see $out/suite$i.log"; fail=1
+    elif grep -v ' Passed$' "$out/suite$i.status" | sed 's/^/   not passed: /' | grep .; then
+      fail=1
+    fi
+    grep -E 'tests passed|tests failed' "$out/suite$i.log" | sed 's/^/   /'
+  done
+  if [ "$runs" -gt 1 ]; then
+    for i in $(seq 2 "$runs"); do
+      cmp -s "$out/suite1.status" "$out/suite$i.status" || { echo "   suite runs 1 and $i ran different tests"; diff "$out/suite1.status" "$out/suite$i.status" | sed 's/^/   /'; fail=1; }
+    done
+  fi
+fi
+
+if [ "$matrix" = 1 ]; then
+  echo "== quick matrix, unloaded (the reference)"
+  set +e
+  build/cdcharness matrix ci/matrix.yaml --quick -j 4 --quiet --report-dir "$out/quick-unloaded" >"$out/quick-unloaded.log" 2>&1
+  rc=$?
+  set -e
+  tail -n 1 "$out/quick-unloaded.log" | sed 's/^/   /'
+  [ $rc -le 1 ] || { echo "stress.sh: the unloaded quick matrix exited $rc, see $out/quick-unloaded.log" >&2; exit 2; }
+  [ $rc -eq 0 ] || fail=1
+  bash bench/loaded_matrix.sh --runs "$runs" --unloaded "$out/quick-unloaded/report.json" --out "$out/quick-loaded" \
+    ci/matrix.yaml --quick -j 4 --quiet || fail=1
+fi
+[ $fail -eq 0 ] && echo "stress.sh: no difference in $runs loaded run(s)" || echo "stress.sh: differences (above)"
+exit $fail
