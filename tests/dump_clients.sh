@@ -23,8 +23,8 @@
 #      GTID sets and malformed packets, checksum negotiation, EOF, semi-sync,
 #      heartbeats v1/v2, purged GTIDs, faults; the server keeps serving.
 #
-# Needs go, python3 (venv + PyPI for mysql-replication), mariadb-binlog
-# (skipped with a note when absent). Prints "N passed, N failed".
+# Needs go, python3 (venv + PyPI for mysql-replication) and mariadb-binlog
+# (scripts/setup.sh installs them; a missing one is a failure). Prints "N passed, N failed".
 set -u
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
 
