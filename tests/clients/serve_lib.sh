@@ -1,30 +1,59 @@
-# serve_lib.sh — sourced by the real-client tests (tests/clients/<client>.sh).
+# serve_lib.sh — sourced by the tests that run `cdcharness serve` and other programs in the
+# background: the real-client tests (tests/clients/<client>.sh) and the consumer adapter tests
+# (tests/consumers_go_c.sh, tests/consumers_py_node.sh, through tests/lib/consumer_e2e.sh).
 #
-# Starts `cdcharness serve` for tests/data/server.yaml on free ports (port 0,
-# the "listening on" line read back), once per password plugin, and counts
-# checks:
-#   serve_start NAME [serve options...]   sets NAME_PORT and NAME_LOG
-#   serve_stop_all                         SIGTERM + wait (also on exit)
+# Background programs, each in its own process group (stopping one ends its children too):
+#   spawn CMD...                           runs CMD in the background; SPAWNED = its pid
+#   stop_pid PID                           SIGTERM to its group, SIGKILL after 5 s, reaped
+#   serve_stop_all                         stops every program still running (also on exit)
+# The fake primary, on a free port (port 0, the "listening on" line read back):
+#   serve_start NAME [serve options...]    `cdcharness serve $SCENARIO --mode $SERVE_MODE
+#                                          --port 0 --log-queries OPTIONS`; sets NAME_PORT,
+#                                          NAME_LOG (its stderr) and NAME_PID; returns 1 when it
+#                                          did not start (its log on stderr)
+# Checks:
 #   check_ok NAME / check_fail NAME DETAIL
 #   count_client_lines FILE                PASS/FAIL lines a client printed
 #   log_has NAME TEXT                      the server's --log-queries output
 #   summary                                "N passed, N failed"; returns 1 on failures
-# Needs: BIN (the cdcharness binary), WORK (scratch directory under build/).
+# Needs: BIN (the cdcharness binary), WORK (scratch directory). Optional: SCENARIO (default
+# tests/data/server.yaml), SERVE_MODE (default compressed), SERVE_QUIET=1 (no "serve NAME: port"
+# line).
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
-SCENARIO=$HERE/../data/server.yaml
+SCENARIO=${SCENARIO:-$HERE/../data/server.yaml}
+SERVE_MODE=${SERVE_MODE:-compressed}
 UUID=5f4b2a10-8c3d-11ee-b9d1-0242ac120002
 passed=0
 failed=0
-_served_pids=()
+_spawned=()
 
 check_ok() { passed=$((passed + 1)); echo "  ok   $1"; }
 check_fail() {
     failed=$((failed + 1))
     echo "  FAIL $1${2:+: $2}"
+}
+
+spawn() { # CMD... (stdin/stdout/stderr as the caller redirects them)
+    setsid "$@" &
+    SPAWNED=$!
+    _spawned+=("$SPAWNED")
+}
+
+stop_pid() { # PID
+    local p=$1 i q keep=()
+    kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
+    for i in $(seq 50); do
+        kill -0 "$p" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL -- "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+    for q in "${_spawned[@]}"; do [ "$q" = "$p" ] || keep+=("$q"); done
+    _spawned=("${keep[@]}")
 }
 
 serve_start() { # NAME [options...]
@@ -33,9 +62,10 @@ serve_start() { # NAME [options...]
     local tag
     tag=$(basename "$0" .sh)
     local log=$WORK/$tag-serve-$name.log out=$WORK/$tag-serve-$name.out
-    "$BIN" serve "$SCENARIO" --mode compressed --port 0 --log-queries "$@" >"$out" 2>"$log" &
-    local pid=$!
-    _served_pids+=("$pid")
+    spawn "$BIN" serve "$SCENARIO" --mode "$SERVE_MODE" --port 0 --log-queries "$@" >"$out" 2>"$log"
+    local pid=$SPAWNED
+    printf -v "${name}_PID" '%s' "$pid"
+    printf -v "${name}_LOG" '%s' "$log"
     local port=""
     for _ in $(seq 1 300); do
         port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$out" 2>/dev/null)
@@ -49,19 +79,17 @@ serve_start() { # NAME [options...]
         return 1
     fi
     printf -v "${name}_PORT" '%s' "$port"
-    printf -v "${name}_LOG" '%s' "$log"
-    echo "serve $name: port $port ($*)"
+    [ -n "${SERVE_QUIET:-}" ] || echo "serve $name: port $port ($*)"
 }
 
 serve_stop_all() {
-    local pid
-    for pid in "${_served_pids[@]}"; do
-        kill -TERM "$pid" 2>/dev/null
+    local p
+    for p in "${_spawned[@]}"; do
+        kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
     done
-    for pid in "${_served_pids[@]}"; do
-        wait "$pid" 2>/dev/null
+    for p in "${_spawned[@]}"; do
+        stop_pid "$p"
     done
-    _served_pids=()
 }
 trap serve_stop_all EXIT
 
