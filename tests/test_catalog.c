@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "query_internal.h"
 #include "server_internal.h"
 #include "stream.h"
 #include "testutil.h"
@@ -243,6 +244,55 @@ START_TEST(gtid_subtract_and_text)
 }
 END_TEST
 
+/* sql_split (the fake primary's statement splitter): exact statements, and a
+ * quote never closed kept with its statement and pointed at (issue 14:
+ * it used to drop the statement, so "SELECT 'abc" was "Query was empty"). */
+START_TEST(sql_split_statements_and_unclosed_quotes)
+{
+    static const struct {
+        const char *sql;
+        size_t n;
+        const char *stmts[3];
+        int unclosed_in; /* statement index holding the unclosed quote, -1 none */
+        const char *unclosed;
+    } cases[] = {
+        {"SELECT 1", 1, {"SELECT 1"}, -1, NULL},
+        {" SELECT 1 ; ; SELECT 'a;b' ;", 2, {"SELECT 1", "SELECT 'a;b'"}, -1, NULL},
+        {"SELECT 'abc", 1, {"SELECT 'abc"}, 0, "'abc"},
+        {"SELECT 1; SELECT 'x", 2, {"SELECT 1", "SELECT 'x"}, 1, "'x"},
+        {"SELECT 1; SELECT \"x; y", 2, {"SELECT 1", "SELECT \"x; y"}, 1, "\"x; y"},
+        {"SELECT `a", 1, {"SELECT `a"}, 0, "`a"},
+        {"SELECT 'it''s' /* c */; SELECT 'a\\'", 2, {"SELECT 'it''s'", "SELECT 'a\\'"}, 1, "'a\\'"},
+        {"'", 1, {"'"}, 0, "'"},
+        {"-- only a comment\n", 0, {NULL}, -1, NULL},
+        {"SELECT 1 # 'not a quote\n", 1, {"SELECT 1"}, -1, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cdch_arena a = CDCH_ARENA_INIT;
+        char **st;
+        const char *unclosed = (const char *)1;
+        size_t n = sql_split(cases[i].sql, strlen(cases[i].sql), &a, &st, &unclosed);
+        ck_assert_msg(n == cases[i].n, "%s: %zu statements", cases[i].sql, n);
+        for (size_t k = 0; k < n; k++)
+            ck_assert_msg(strcmp(st[k], cases[i].stmts[k]) == 0, "%s: statement %zu '%s'", cases[i].sql, k, st[k]);
+        if (cases[i].unclosed_in < 0) {
+            ck_assert_msg(unclosed == NULL, "%s: unclosed quote reported", cases[i].sql);
+        } else {
+            ck_assert_msg(unclosed != NULL, "%s: unclosed quote not reported", cases[i].sql);
+            const char *in = st[cases[i].unclosed_in];
+            ck_assert(unclosed >= in && unclosed < in + strlen(in));
+            ck_assert_str_eq(unclosed, cases[i].unclosed);
+        }
+        cdch_arena_free(&a);
+    }
+    char msg[512];
+    sql_syntax_near(msg, sizeof msg, "SELECT\n 'abc", strchr("SELECT\n 'abc", '\''));
+    ck_assert_str_eq(msg, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL "
+                          "server version for the right syntax to use near ''abc' at line 2");
+}
+END_TEST
+
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("catalog");
@@ -253,6 +303,7 @@ static Suite *suite(void)
     tcase_add_test(tc, show_binlog_events);
     tcase_add_test(tc, missing_or_bad_manifest);
     tcase_add_test(tc, gtid_subtract_and_text);
+    tcase_add_test(tc, sql_split_statements_and_unclosed_quotes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,7 +44,7 @@ typedef struct served {
     char log[256]; /* the server's stderr */
 } served;
 
-static served g_sha2, g_native, g_shaped;
+static served g_sha2, g_native, g_shaped, g_raw;
 
 static void serve_start(served *s, const char *tag, const char *const *extra)
 {
@@ -104,9 +105,12 @@ static void setup(void)
     static const char *const native[] = {"--auth", "mysql_native_password", NULL};
     static const char *const shaped[] = {"--auth", "mysql_native_password", "--link-rate", "256kbit",
                                          "--link-delay", "150ms", NULL};
+    /* packet-level tests: user cdch with an empty password (an empty auth response logs in) */
+    static const char *const raw[] = {"--auth", "mysql_native_password", "--password", "", NULL};
     serve_start(&g_sha2, "sha2", NULL);
     serve_start(&g_native, "native", native);
     serve_start(&g_shaped, "shaped", shaped);
+    serve_start(&g_raw, "raw", raw);
 }
 
 static void teardown(void)
@@ -114,6 +118,7 @@ static void teardown(void)
     serve_stop(&g_sha2);
     serve_stop(&g_native);
     serve_stop(&g_shaped);
+    serve_stop(&g_raw);
 }
 
 /* ---- helpers --------------------------------------------------------------------------- */
@@ -843,6 +848,458 @@ START_TEST(link_shaping)
 }
 END_TEST
 
+/* ---- input the fake primary must refuse (issue 14) -------------------------------------------- */
+
+static void expect_error_exact(MYSQL *m, const char *sql, unsigned code, const char *msg)
+{
+    ck_assert_msg(mysql_query(m, sql) != 0, "%s: succeeded, expected error %u", sql, code);
+    ck_assert_msg(mysql_errno(m) == code, "%s: error %u %s, expected %u", sql, mysql_errno(m), mysql_error(m), code);
+    ck_assert_msg(strcmp(mysql_error(m), msg) == 0, "%s: message '%s', expected '%s'", sql, mysql_error(m), msg);
+}
+
+#define PARSE_ERR(near) \
+    "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for " \
+    "the right syntax to use near '" near "' at line 1"
+
+START_TEST(unclosed_quote_is_a_syntax_error)
+{
+    MYSQL *m = connect_ok(&g_native, NULL); /* multi-statements off */
+    expect_error_exact(m, "SELECT 'abc", 1064, PARSE_ERR("'abc"));
+    expect_error_exact(m, "SELECT \"abc", 1064, PARSE_ERR("\"abc"));
+    expect_error_exact(m, "SELECT `abc", 1064, PARSE_ERR("`abc"));
+    expect_error_exact(m, "SELECT 'a\\'bc", 1064, PARSE_ERR("'a\\'bc"));
+    /* not "Query was empty", and not SELECT 1's result: the multi-statement is refused */
+    expect_error_exact(m, "SELECT 1; SELECT 'x", 1064, PARSE_ERR("SELECT 'x"));
+    expect_error_exact(m, "SELECT 1; SELECT 2", 1064, PARSE_ERR("SELECT 2"));
+    ck_scalar(m, "SELECT 'a;b'", "a;b");
+    mysql_close(m);
+    /* with multi-statements: SELECT 1's result, then the error for the second */
+    m = connect_ok(&g_native, &(copts){.flags = CLIENT_MULTI_STATEMENTS});
+    ck_assert_int_eq(mysql_query(m, "SELECT 1; SELECT 'x"), 0);
+    MYSQL_RES *r = mysql_store_result(m);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(mysql_fetch_row(r)[0], "1");
+    mysql_free_result(r);
+    ck_assert_int_gt(mysql_next_result(m), 0);
+    ck_assert_uint_eq(mysql_errno(m), 1064);
+    ck_assert_str_eq(mysql_error(m), PARSE_ERR("'x"));
+    /* prepared: refused at prepare time */
+    MYSQL_STMT *st = mysql_stmt_init(m);
+    ck_assert_int_ne(mysql_stmt_prepare(st, "SELECT 'abc", 11), 0);
+    ck_assert_uint_eq(mysql_stmt_errno(st), 1064);
+    ck_assert_str_eq(mysql_stmt_error(st), PARSE_ERR("'abc"));
+    mysql_stmt_close(st);
+    ck_scalar(m, "SELECT 2", "2");
+    mysql_close(m);
+}
+END_TEST
+
+static char *repeat(char ch, size_t n)
+{
+    char *s = malloc(n + 1);
+    ck_assert_ptr_nonnull(s);
+    memset(s, ch, n);
+    s[n] = 0;
+    return s;
+}
+
+START_TEST(names_longer_than_mysql_allows)
+{
+    MYSQL *m = connect_ok(&g_native, NULL);
+    char *v64 = repeat('v', 64), *v65 = repeat('v', 65), *d65 = repeat('d', 65), *big = repeat('z', 1000);
+    char sql[1200], want[300];
+    /* user variables: 64 characters work, 65 are ER_ILLEGAL_USER_VAR (set and read) */
+    snprintf(sql, sizeof sql, "SET @%s = 'sixty-four'", v64);
+    ck_assert_msg(mysql_query(m, sql) == 0, "%s", mysql_error(m));
+    snprintf(sql, sizeof sql, "SELECT @%s", v64);
+    ck_scalar(m, sql, "sixty-four");
+    snprintf(want, sizeof want, "User variable name '%s' is illegal", v65);
+    snprintf(sql, sizeof sql, "SET @%s = 1", v65);
+    expect_error_exact(m, sql, 3061, want);
+    snprintf(sql, sizeof sql, "SELECT @%s", v65);
+    expect_error_exact(m, sql, 3061, want);
+    snprintf(sql, sizeof sql, "SELECT @`%s`", v65);
+    expect_error_exact(m, sql, 3061, want);
+    /* multibyte: 64 characters of 2 bytes are fine */
+    char mb[200] = "SET @";
+    for (int i = 0; i < 64; i++)
+        strcat(mb, "\xc3\xa9");
+    strcat(mb, " = 2");
+    ck_assert_msg(mysql_query(m, mb) == 0, "%s", mysql_error(m));
+    /* values are not cut at 255 bytes */
+    snprintf(sql, sizeof sql, "SET @big = '%s'", big);
+    ck_assert_int_eq(mysql_query(m, sql), 0);
+    ck_scalar(m, "SELECT @big", big);
+    /* identifiers: USE, COM_INIT_DB and the handshake's database, 65 characters */
+    snprintf(want, sizeof want, "Identifier name '%s' is too long", d65);
+    snprintf(sql, sizeof sql, "USE %s", d65);
+    expect_error_exact(m, sql, 1059, want);
+    ck_assert_int_ne(mysql_select_db(m, d65), 0);
+    ck_assert_uint_eq(mysql_errno(m), 1059);
+    ck_assert_str_eq(mysql_error(m), want);
+    ck_scalar(m, "SELECT 1", "1");
+    mysql_close(m);
+    m = try_connect(&g_native, &(copts){.db = d65});
+    ck_assert_uint_eq(mysql_errno(m), 1059);
+    ck_assert_str_eq(mysql_error(m), want);
+    mysql_close(m);
+    /* user names: clipped to 32 characters before the lookup, as MySQL does */
+    char user[64];
+    snprintf(user, sizeof user, "cdch%s", "0123456789012345678901234567890123456789");
+    m = try_connect(&g_native, &(copts){.user = user});
+    ck_assert_uint_eq(mysql_errno(m), 1045);
+    ck_assert_str_eq(mysql_error(m),
+                     "Access denied for user 'cdch0123456789012345678901234567'@'127.0.0.1' (using password: YES)");
+    mysql_close(m);
+    free(v64);
+    free(v65);
+    free(d65);
+    free(big);
+}
+END_TEST
+
+/* ---- packet level (g_raw: user cdch, empty password) ------------------------------------------ */
+
+static int raw_connect(unsigned port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct timeval tv = {10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    return fd;
+}
+
+static bool read_full(int fd, uint8_t *p, size_t n)
+{
+    for (size_t got = 0; got < n;) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r <= 0)
+            return false;
+        got += (size_t)r;
+    }
+    return true;
+}
+
+/* One packet into buf (cap bytes; longer payloads fail the test): its length, or -1 on EOF. */
+static ssize_t raw_read(int fd, uint8_t *buf, size_t cap, uint8_t *seq)
+{
+    uint8_t h[4];
+    if (!read_full(fd, h, 4))
+        return -1;
+    size_t len = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16;
+    ck_assert_msg(len <= cap, "packet of %zu bytes", len);
+    ck_assert(read_full(fd, buf, len));
+    if (seq)
+        *seq = h[3];
+    return (ssize_t)len;
+}
+
+static void raw_write(int fd, uint8_t seq, const void *payload, size_t n)
+{
+    uint8_t h[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), seq};
+    ck_assert_int_eq(write(fd, h, 4), 4);
+    if (n)
+        ck_assert_int_eq(write(fd, payload, n), (ssize_t)n);
+}
+
+enum { RAW_CAPS = 1 /* CLIENT_LONG_PASSWORD */ | CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH |
+                  CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_TRANSACTIONS };
+
+/* A HandshakeResponse41 up to the user name (caps, max packet, charset, filler, "cdch\0"). */
+static size_t raw_response_head(uint8_t *b, uint32_t caps)
+{
+    size_t n = 0;
+    for (int i = 0; i < 4; i++)
+        b[n++] = (uint8_t)(caps >> (8 * i));
+    b[n++] = 0, b[n++] = 0, b[n++] = 0, b[n++] = 1; /* max packet 16 MiB */
+    b[n++] = 255;
+    memset(b + n, 0, 23);
+    n += 23;
+    memcpy(b + n, "cdch", 5);
+    return n + 5;
+}
+
+/* Read the greeting, send `resp` as the response (sequence id 1). */
+static int raw_handshake(const uint8_t *resp, size_t n)
+{
+    int fd = raw_connect(g_raw.port);
+    uint8_t buf[512];
+    ck_assert_int_gt(raw_read(fd, buf, sizeof buf, NULL), 0);
+    raw_write(fd, 1, resp, n);
+    return fd;
+}
+
+/* Log in (empty auth data, mysql_native_password) and read the OK. */
+static int raw_login(void)
+{
+    uint8_t b[128];
+    size_t n = raw_response_head(b, RAW_CAPS);
+    b[n++] = 0; /* lenenc auth data: empty */
+    memcpy(b + n, "mysql_native_password", 22);
+    n += 22;
+    int fd = raw_handshake(b, n);
+    uint8_t r[256];
+    ck_assert_int_gt(raw_read(fd, r, sizeof r, NULL), 0);
+    ck_assert_msg(r[0] == 0x00, "login answered 0x%02x", r[0]);
+    return fd;
+}
+
+/* The next packet is ERR code with exactly msg; with then_close the server closes right after. */
+static void raw_expect_err(int fd, unsigned code, const char *msg, bool then_close)
+{
+    uint8_t r[1024];
+    ssize_t n = raw_read(fd, r, sizeof r - 1, NULL);
+    ck_assert_msg(n >= 9 && r[0] == 0xFF, "expected ERR %u, got %zd bytes starting 0x%02x", code, n, n > 0 ? r[0] : 0);
+    ck_assert_uint_eq((unsigned)(r[1] | r[2] << 8), code);
+    r[n] = 0;
+    ck_assert_msg(strcmp((char *)r + 9, msg) == 0, "ERR %u '%s', expected '%s'", code, (char *)r + 9, msg);
+    if (then_close)
+        ck_assert_int_eq(raw_read(fd, r, sizeof r, NULL), -1);
+}
+
+START_TEST(handshake_malformed_lenenc)
+{
+    uint8_t b[128];
+    /* 0xFB is NULL, not a length: before, it read as "no auth data" and logged in without a password */
+    static const uint8_t bad_lenenc[] = {0xFB, 0xFF, 0xFC};
+    for (size_t i = 0; i < sizeof bad_lenenc; i++) {
+        size_t n = raw_response_head(b, RAW_CAPS);
+        b[n++] = bad_lenenc[i];
+        if (bad_lenenc[i] == 0xFC) /* 0xFC + 2 bytes: 300 bytes of auth data the packet does not hold */
+            b[n++] = 0x2C, b[n++] = 0x01;
+        int fd = raw_handshake(b, n);
+        raw_expect_err(fd, 1043, "Bad handshake", true);
+        close(fd);
+    }
+    /* connect attributes whose lengths run past their total */
+    size_t n = raw_response_head(b, RAW_CAPS | CLIENT_CONNECT_ATTRS);
+    b[n++] = 0;
+    memcpy(b + n, "mysql_native_password", 22);
+    n += 22;
+    b[n++] = 4; /* total 4 */
+    b[n++] = 9; /* key of 9 bytes */
+    memcpy(b + n, "abc", 3);
+    n += 3;
+    int fd = raw_handshake(b, n);
+    raw_expect_err(fd, 1043, "Bad handshake", true);
+    close(fd);
+}
+END_TEST
+
+/* COM_STMT_PREPARE sql; the statement id from the PREPARE_OK (column/parameter packets skipped). */
+static uint32_t raw_prepare(int fd, const char *sql)
+{
+    uint8_t b[1024];
+    b[0] = 0x16;
+    size_t n = strlen(sql);
+    memcpy(b + 1, sql, n);
+    raw_write(fd, 0, b, n + 1);
+    ck_assert_int_ge(raw_read(fd, b, sizeof b, NULL), 12);
+    ck_assert_uint_eq(b[0], 0);
+    uint32_t id = (uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 | (uint32_t)b[4] << 24;
+    unsigned ncols = b[5] | b[6] << 8, nparams = b[7] | b[8] << 8;
+    for (unsigned i = 0; i < (ncols ? ncols + 1 : 0) + (nparams ? nparams + 1 : 0); i++)
+        ck_assert_int_ge(raw_read(fd, b, sizeof b, NULL), 0); /* definitions and EOFs */
+    return id;
+}
+
+/* COM_STMT_EXECUTE of a two-parameter statement: `first` typed t1, then LONG 7. */
+static void raw_execute2(int fd, uint32_t id, uint8_t t1, const uint8_t *first, size_t n1)
+{
+    uint8_t b[256];
+    size_t n = 0;
+    b[n++] = 0x17;
+    for (int i = 0; i < 4; i++)
+        b[n++] = (uint8_t)(id >> (8 * i));
+    b[n++] = 0;                                  /* flags */
+    b[n++] = 1, b[n++] = 0, b[n++] = 0, b[n++] = 0; /* iterations */
+    b[n++] = 0;                                  /* null bitmap */
+    b[n++] = 1;                                  /* types follow */
+    b[n++] = t1, b[n++] = 0, b[n++] = MYSQL_TYPE_LONG, b[n++] = 0;
+    memcpy(b + n, first, n1);
+    n += n1;
+    b[n++] = 7, b[n++] = 0, b[n++] = 0, b[n++] = 0;
+    raw_write(fd, 0, b, n);
+}
+
+/* One binary result set (no CLIENT_DEPRECATE_EOF: definitions, EOF, rows, EOF) read to its end. */
+static void raw_expect_rows(int fd)
+{
+    uint8_t b[1024];
+    ssize_t n = raw_read(fd, b, sizeof b, NULL);
+    ck_assert_int_gt(n, 0);
+    ck_assert_msg(b[0] != 0xFF, "ERR %u: %.200s", b[1] | b[2] << 8, b + 9);
+    unsigned ncols = b[0];
+    ck_assert_uint_gt(ncols, 0);
+    for (unsigned i = 0; i <= ncols; i++) /* definitions, EOF */
+        ck_assert_int_gt(raw_read(fd, b, sizeof b, NULL), 0);
+    ck_assert_uint_eq(b[0], 0xFE);
+    do
+        ck_assert_int_gt((n = raw_read(fd, b, sizeof b, NULL)), 0);
+    while (!(b[0] == 0xFE && n < 9));
+}
+
+START_TEST(stmt_temporal_lengths)
+{
+    int fd = raw_login();
+    uint32_t id = raw_prepare(fd, "SELECT ?, ?");
+    /* each length the protocol allows, exactly read: the LONG after it is still 7 */
+    static const struct { uint8_t type; uint8_t v[16]; size_t n; const char *sql; } ok[] = {
+        {MYSQL_TYPE_DATE, {0}, 1, "SELECT '0000-00-00', 7"},
+        {MYSQL_TYPE_DATE, {4, 0xE8, 0x07, 1, 2}, 5, "SELECT '2024-01-02', 7"},
+        {MYSQL_TYPE_DATETIME, {7, 0xE8, 0x07, 1, 2, 3, 4, 5}, 8, "SELECT '2024-01-02 03:04:05', 7"},
+        {MYSQL_TYPE_TIMESTAMP, {11, 0xE8, 0x07, 1, 2, 3, 4, 5, 0x40, 0xE2, 0x01, 0}, 12,
+         "SELECT '2024-01-02 03:04:05.123456', 7"},
+        {MYSQL_TYPE_DATETIME, {4, 0xE8, 0x07, 12, 31}, 5, "SELECT '2024-12-31 00:00:00', 7"},
+        {MYSQL_TYPE_TIME, {0}, 1, "SELECT '0:00:00.000000', 7"},
+        {MYSQL_TYPE_TIME, {8, 1, 40, 0, 0, 0, 3, 4, 5}, 9, "SELECT '-963:04:05.000000', 7"},
+        /* days = 2^32 - 1: 103079215080 + 23 hours, no 32-bit wrap */
+        {MYSQL_TYPE_TIME, {12, 0, 0xFF, 0xFF, 0xFF, 0xFF, 23, 59, 59, 1, 0, 0, 0}, 13,
+         "SELECT '103079215103:59:59.000001', 7"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        raw_execute2(fd, id, ok[i].type, ok[i].v, ok[i].n);
+        raw_expect_rows(fd);
+        char want[128];
+        snprintf(want, sizeof want, "execute %u: %s\n", id, ok[i].sql);
+        wait_log(&g_raw, want);
+    }
+    /* other lengths (or fewer bytes than the length): ER_WRONG_ARGUMENTS, the session goes on */
+    static const struct { uint8_t type; uint8_t v[16]; size_t n; } bad[] = {
+        {MYSQL_TYPE_DATE, {5, 0xE8, 0x07, 1, 2, 9}, 6},
+        {MYSQL_TYPE_DATETIME, {3, 0xE8, 0x07, 1}, 4},
+        {MYSQL_TYPE_TIMESTAMP, {12, 0xE8, 0x07, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0}, 13},
+        {MYSQL_TYPE_TIME, {9, 0, 1, 0, 0, 0, 1, 2, 3, 4}, 10},
+        {MYSQL_TYPE_TIME, {1, 0}, 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        raw_execute2(fd, id, bad[i].type, bad[i].v, bad[i].n);
+        raw_expect_err(fd, 1210, "Incorrect arguments to mysqld_stmt_execute", false);
+    }
+    /* truncated: the length says 11, the packet ends */
+    uint8_t b[32] = {0x17, (uint8_t)id, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, MYSQL_TYPE_DATETIME, 0, MYSQL_TYPE_LONG, 0, 11, 1};
+    raw_write(fd, 0, b, 18);
+    raw_expect_err(fd, 1210, "Incorrect arguments to mysqld_stmt_execute", false);
+    raw_execute2(fd, id, MYSQL_TYPE_DATE, ok[1].v, ok[1].n);
+    raw_expect_rows(fd);
+    close(fd);
+}
+END_TEST
+
+START_TEST(packets_out_of_order)
+{
+    /* a command must start at sequence id 0 */
+    int fd = raw_login();
+    raw_write(fd, 1, "\x03SELECT 1", 9);
+    raw_expect_err(fd, 1156, "Got packets out of order", true);
+    close(fd);
+    /* the handshake response must be packet 1 */
+    uint8_t b[128];
+    size_t n = raw_response_head(b, RAW_CAPS);
+    b[n++] = 0;
+    fd = raw_connect(g_raw.port);
+    uint8_t g[512];
+    ck_assert_int_gt(raw_read(fd, g, sizeof g, NULL), 0);
+    raw_write(fd, 2, b, n);
+    raw_expect_err(fd, 1156, "Got packets out of order", true);
+    close(fd);
+    /* the second chunk of a 16 MiB packet must follow the first */
+    fd = raw_login();
+    size_t big = 0xFFFFFF;
+    uint8_t *p = malloc(big);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, "\x03SELECT '", 9);
+    memset(p + 9, 'q', big - 9);
+    raw_write(fd, 0, p, big);
+    raw_write(fd, 5, "'", 1);
+    raw_expect_err(fd, 1156, "Got packets out of order", true);
+    free(p);
+    close(fd);
+    wait_log(&g_raw, "packet with sequence id 1 where 0 was due; answered with ERR 1156 and closed");
+}
+END_TEST
+
+/* A dump client: register, then COM_BINLOG_DUMP (blocking) with 100 ms heartbeats; returns after
+ * the stream's last event, with the connection still dumping. */
+static int raw_dump_start(void)
+{
+    int fd = raw_login();
+    uint8_t b[70000];
+    static const char *const setup[] = {"\x03SET @master_heartbeat_period = 100000000",
+                                        "\x03SET @master_binlog_checksum = 'CRC32'"};
+    for (size_t i = 0; i < 2; i++) {
+        raw_write(fd, 0, setup[i], strlen(setup[i]));
+        ck_assert_int_gt(raw_read(fd, b, sizeof b, NULL), 0);
+        ck_assert_uint_eq(b[0], 0);
+    }
+    uint8_t d[64] = {0x12, 4, 0, 0, 0, 0, 0, 100, 0, 0, 0};
+    memcpy(d + 11, "binlog.000001", 13);
+    raw_write(fd, 0, d, 24);
+    return fd;
+}
+
+/* Packets of the dump until `heartbeats` heartbeat events (type 27) arrived. */
+static void raw_dump_heartbeats(int fd, int heartbeats)
+{
+    uint8_t b[70000];
+    for (int hb = 0; hb < heartbeats;) {
+        ssize_t n = raw_read(fd, b, sizeof b, NULL);
+        ck_assert_msg(n > 0, "the dump connection ended");
+        ck_assert_msg(b[0] == 0x00, "dump packet 0x%02x: %.*s", b[0], (int)(n > 9 ? n - 9 : 0), (const char *)b + 9);
+        if (n > 5 && b[5] == 27)
+            hb++;
+    }
+}
+
+START_TEST(bad_clients_beside_a_dump)
+{
+    int dump = raw_dump_start();
+    raw_dump_heartbeats(dump, 2);
+    /* over max_allowed_packet (64 MiB): refused from the header, the body is never read */
+    int fd = raw_login();
+    uint8_t h[8] = {0xFF, 0xFF, 0xFF, 0, 0x03, 'S', 'E', 'L'};
+    ck_assert_int_eq(write(fd, h, 8), 8);
+    uint8_t *chunk = calloc(1, 0xFFFFFF);
+    ck_assert_int_eq(write(fd, chunk, 0xFFFFFF - 4) > 0, 1);
+    for (uint8_t seq = 1; seq < 4; seq++)
+        raw_write(fd, seq, chunk, 0xFFFFFF);
+    raw_write(fd, 4, chunk, 8); /* 4 * (16 MiB - 1) + 8 > 64 MiB */
+    raw_expect_err(fd, 1153, "Got a packet bigger than 'max_allowed_packet' bytes", true);
+    close(fd);
+    free(chunk);
+    /* truncated: a header announcing 100 bytes, 10 sent, then the client goes */
+    fd = raw_login();
+    uint8_t t[14] = {100, 0, 0, 0, 0x03, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1', ' '};
+    ck_assert_int_eq(write(fd, t, sizeof t), (ssize_t)sizeof t);
+    close(fd);
+    /* garbage instead of a handshake response, and a response cut short */
+    fd = raw_connect(g_raw.port);
+    uint8_t g[512];
+    ck_assert_int_gt(raw_read(fd, g, sizeof g, NULL), 0);
+    raw_write(fd, 1, "\x01\x02", 2);
+    raw_expect_err(fd, 1043, "Bad handshake: client does not speak protocol 4.1 (HandshakeResponse320)", true);
+    close(fd);
+    fd = raw_connect(g_raw.port);
+    ck_assert_int_gt(raw_read(fd, g, sizeof g, NULL), 0);
+    uint8_t cut[4] = {0x00, 0x02, 0x00, 0x00}; /* protocol 4.1 and nothing else */
+    raw_write(fd, 1, cut, sizeof cut);
+    raw_expect_err(fd, 1043, "Bad handshake: HandshakeResponse41 is truncated", true);
+    close(fd);
+    /* the dump kept streaming, and the server still serves */
+    raw_dump_heartbeats(dump, 2);
+    close(dump);
+    MYSQL *m = connect_ok(&g_native, NULL);
+    ck_scalar(m, "SELECT 1", "1");
+    mysql_close(m);
+    wait_log(&g_raw, "packet larger than max_allowed_packet (64 MiB); answered with ERR 1153 and closed");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("server");
@@ -863,6 +1320,12 @@ static Suite *suite(void)
     tcase_add_test(tc, prepared_statements);
     tcase_add_test(tc, large_packets);
     tcase_add_test(tc, link_shaping);
+    tcase_add_test(tc, unclosed_quote_is_a_syntax_error);
+    tcase_add_test(tc, names_longer_than_mysql_allows);
+    tcase_add_test(tc, handshake_malformed_lenenc);
+    tcase_add_test(tc, stmt_temporal_lengths);
+    tcase_add_test(tc, packets_out_of_order);
+    tcase_add_test(tc, bad_clients_beside_a_dump);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -237,10 +237,11 @@ static int accept_tls(srv_conn *c, cdch_buf *pkt)
 /* A HandshakeResponse41 as parse_response reads it. */
 typedef struct hs_response {
     uint32_t caps;      /* the client's capabilities */
-    char user[64];
+    char user[4 * SRV_USER_CHARS + 1]; /* clipped to SRV_USER_CHARS characters, as MySQL does */
     uint8_t auth[512];  /* auth data (cut to 512 bytes) */
     size_t alen;
-    char db[65];        /* "" = none */
+    char db[4 * SRV_NAME_CHARS + 1]; /* "" = none; its first bytes when db_too_long */
+    bool db_too_long;   /* more than SRV_NAME_CHARS characters: ER_TOO_LONG_IDENT after the password */
     char plugin[64];    /* the client's plugin, or what its capabilities imply */
     char attrs[512];    /* connect attributes as "k=v k=v" (for the log) */
 } hs_response;
@@ -258,33 +259,44 @@ static const uint8_t *get_nulstr(cdch_cursor *cur, size_t *n)
     return p;
 }
 
-static void copy_nulstr(cdch_cursor *cur, char *dst, size_t cap)
+/* A NUL-terminated string into dst[cap]: at most max_chars UTF-8
+ * characters of it (0: no limit but cap). Returns its length in
+ * characters before any clipping. */
+static size_t copy_nulstr(cdch_cursor *cur, char *dst, size_t cap, size_t max_chars)
 {
     size_t n;
-    const uint8_t *p = get_nulstr(cur, &n);
-    snprintf(dst, cap, "%.*s", (int)n, (const char *)p);
+    const char *p = (const char *)get_nulstr(cur, &n);
+    size_t chars = srv_utf8_chars(p, n);
+    size_t keep = max_chars ? srv_utf8_prefix(p, n, max_chars) : n;
+    snprintf(dst, cap, "%.*s", (int)keep, p);
+    return chars;
 }
 
-/* Connect attributes: lenenc total, then lenenc key / value pairs. */
-static void read_attrs(cdch_cursor *cur, char *attrs, size_t cap)
+/* Connect attributes: lenenc total, then lenenc key / value pairs, all
+ * inside the total. -1 when the lengths do not fit (MySQL's
+ * read_client_connect_attrs fails the handshake: ER_HANDSHAKE_ERROR). */
+static int read_attrs(cdch_cursor *cur, char *attrs, size_t cap)
 {
     bool bad = false;
     uint64_t total = cdch_get_lenenc(cur, &bad);
+    if (bad || total > cdch_cur_left(cur))
+        return -1;
     cdch_cursor ac = cdch_get_sub(cur, (size_t)total);
     size_t used = 0;
-    while (!bad && cdch_cur_ok(&ac) && cdch_cur_left(&ac) > 0) {
+    while (cdch_cur_ok(&ac) && cdch_cur_left(&ac) > 0) {
         uint64_t kl = cdch_get_lenenc(&ac, &bad);
-        const uint8_t *k = cdch_get_bytes(&ac, (size_t)kl);
-        uint64_t vl = cdch_get_lenenc(&ac, &bad);
-        const uint8_t *v = cdch_get_bytes(&ac, (size_t)vl);
-        if (!k || (vl && !v))
-            break;
+        const uint8_t *k = bad ? NULL : cdch_get_bytes(&ac, (size_t)kl);
+        uint64_t vl = bad ? 0 : cdch_get_lenenc(&ac, &bad);
+        const uint8_t *v = bad ? NULL : cdch_get_bytes(&ac, (size_t)vl);
+        if (bad || (kl && !k) || (vl && !v) || !cdch_cur_ok(&ac))
+            return -1;
         if (used < cap - 1)
             used += (size_t)snprintf(attrs + used, cap - used, "%s%.*s=%.*s", used ? " " : "", (int)kl,
                                      (const char *)k, (int)vl, v ? (const char *)v : "");
         if (used >= cap)
             used = cap - 1;
     }
+    return 0;
 }
 
 /* HandshakeResponse41: capabilities, charset, user, auth data (lenenc,
@@ -301,12 +313,15 @@ static int parse_response(srv_conn *c, const cdch_buf *pkt, uint32_t scaps, hs_r
     c->charset = cdch_get_u8(&cur);
     cdch_skip(&cur, 23);
     c->caps = r->caps & scaps;
-    copy_nulstr(&cur, r->user, sizeof r->user);
+    copy_nulstr(&cur, r->user, sizeof r->user, SRV_USER_CHARS);
     const uint8_t *adata = NULL;
     size_t alen = 0;
     if (r->caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
         bool bad = false;
-        alen = (size_t)cdch_get_lenenc(&cur, &bad);
+        uint64_t len = cdch_get_lenenc(&cur, &bad);
+        if (bad || len > cdch_cur_left(&cur)) /* a malformed length (0xFB, 0xFF) or past the packet */
+            return conn_err(c, 1043, "08S01", "Bad handshake"), -1;
+        alen = (size_t)len;
         adata = cdch_get_bytes(&cur, alen);
     } else if (r->caps & CLIENT_SECURE_CONNECTION) {
         alen = cdch_get_u8(&cur);
@@ -320,11 +335,12 @@ static int parse_response(srv_conn *c, const cdch_buf *pkt, uint32_t scaps, hs_r
     if (r->alen)
         memcpy(r->auth, adata, r->alen);
     if ((r->caps & CLIENT_CONNECT_WITH_DB) && cdch_cur_left(&cur) > 0)
-        copy_nulstr(&cur, r->db, sizeof r->db);
+        r->db_too_long = copy_nulstr(&cur, r->db, sizeof r->db, 0) > SRV_NAME_CHARS;
     if ((r->caps & CLIENT_PLUGIN_AUTH) && cdch_cur_left(&cur) > 0)
-        copy_nulstr(&cur, r->plugin, sizeof r->plugin);
-    if ((r->caps & CLIENT_CONNECT_ATTRS) && cdch_cur_left(&cur) > 0)
-        read_attrs(&cur, r->attrs, sizeof r->attrs);
+        copy_nulstr(&cur, r->plugin, sizeof r->plugin, 0);
+    if ((r->caps & CLIENT_CONNECT_ATTRS) && cdch_cur_left(&cur) > 0 &&
+        read_attrs(&cur, r->attrs, sizeof r->attrs) != 0)
+        return conn_err(c, 1043, "08S01", "Bad handshake"), -1;
     if (!r->plugin[0])
         snprintf(r->plugin, sizeof r->plugin, "%s",
                  (r->caps & CLIENT_SECURE_CONNECTION) ? "mysql_native_password" : "mysql_old_password");
@@ -373,6 +389,8 @@ static int authenticate(srv_conn *c, hs_response *r, const uint8_t *scramble, co
         return -1;
     }
     snprintf(c->user, sizeof c->user, "%s", r->user);
+    if (r->db_too_long) /* MySQL's mysql_change_db after the authentication */
+        return conn_err(c, 1059, "42000", SRV_ER_TOO_LONG_IDENT, 100, r->db), -1;
     if (r->db[0]) {
         if (!srv_db_exists(srv, r->db))
             return conn_err(c, 1049, "42000", "Unknown database '%s'", r->db), -1;

@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -31,9 +32,9 @@
 #include "cursor.h"
 #include "server_internal.h"
 #include "sys.h"
+#include "xalloc.h"
 
 #define MAX_CHUNK 0xFFFFFFu
-#define MAX_READ_PACKET (1024u * 1024u * 1024u) /* 1 GiB: MySQL's max max_allowed_packet */
 
 static void sleep_ns(uint64_t ns)
 {
@@ -163,6 +164,19 @@ int conn_send_raw(srv_conn *c, const uint8_t *p, size_t n) { return shaped_send(
 
 /* ---- packets ------------------------------------------------------------------------ */
 
+/* What MySQL's my_net_read does with a packet it cannot take: an ERR
+ * answering it (the sequence id after the offending one), then the
+ * connection ends (the caller sees -1). */
+static int refuse_packet(srv_conn *c, uint8_t got_seq, uint16_t code, const char *msg, cdch_err *err,
+                         const char *why)
+{
+    c->seq = (uint8_t)(got_seq + 1);
+    conn_err(c, code, "08S01", "%s", msg);
+    fprintf(stderr, "cdcharness serve: connection %u from %s: %s; answered with ERR %u and closed\n", c->id, c->peer,
+            why, code);
+    return cdch_err_set(err, "connection %u: %s", c->id, why);
+}
+
 int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err)
 {
     cdch_buf_reset(payload);
@@ -174,9 +188,15 @@ int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err)
         if (r != 0)
             return cdch_err_set(err, "connection %u: read error or connection closed mid-packet", c->id);
         size_t len = cdch_le24(h);
+        if (h[3] != c->seq) {
+            char why[96];
+            snprintf(why, sizeof why, "packet with sequence id %u where %u was due", h[3], c->seq);
+            return refuse_packet(c, h[3], 1156, "Got packets out of order", err, why);
+        }
         c->seq = (uint8_t)(h[3] + 1);
-        if (payload->len + len > MAX_READ_PACKET)
-            return cdch_err_set(err, "connection %u: packet larger than 1 GiB", c->id);
+        if (payload->len + len > SRV_MAX_ALLOWED_PACKET) /* checked on the header: the body is not read */
+            return refuse_packet(c, h[3], 1153, "Got a packet bigger than 'max_allowed_packet' bytes", err,
+                                 "packet larger than max_allowed_packet (64 MiB)");
         uint8_t *dst = cdch_buf_extend(payload, len);
         if (len && raw_recv(c, dst, len) != 0)
             return cdch_err_set(err, "connection %u: connection closed mid-packet", c->id);
@@ -290,7 +310,25 @@ int conn_wait(srv_conn *c, uint32_t ms)
     }
 }
 
-/* ---- user variables --------------------------------------------------------------- */
+/* ---- names and user variables ------------------------------------------------------ */
+
+size_t srv_utf8_chars(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+size_t srv_utf8_prefix(const char *s, size_t n, size_t max)
+{
+    size_t k = 0, i = 0;
+    for (; i < n; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == max)
+            break;
+    }
+    return i;
+}
 
 static void lower_copy(char *dst, size_t cap, const char *src)
 {
@@ -308,9 +346,28 @@ size_t srv_var_index(const srv_uservar *vars, size_t n, const char *name)
     return i;
 }
 
+void srv_var_set_value(srv_uservar *v, const char *value)
+{
+    char *old = v->value;
+    v->value = cdch_xstrdup(value ? value : "");
+    free(old);
+}
+
+void srv_var_clear(srv_uservar *vars, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++) {
+        free(vars[i].value);
+        vars[i].value = NULL;
+    }
+    *n = 0;
+}
+
+/* The lower-cased key of a user variable; names longer than MySQL allows
+ * never get here (the lexer answers ER_ILLEGAL_USER_VAR), and the key
+ * buffer holds SRV_NAME_CHARS characters of any UTF-8 width. */
 const srv_uservar *conn_uservar_entry(const srv_conn *c, const char *name)
 {
-    char key[64];
+    char key[sizeof c->vars[0].name];
     lower_copy(key, sizeof key, name);
     size_t i = srv_var_index(c->vars, c->nvars, key);
     return i < c->nvars ? &c->vars[i] : NULL;
@@ -324,7 +381,7 @@ const char *conn_uservar(const srv_conn *c, const char *name)
 
 void conn_set_uservar(srv_conn *c, const char *name, const char *value, bool is_null)
 {
-    char key[64];
+    char key[sizeof c->vars[0].name];
     lower_copy(key, sizeof key, name);
     size_t i = srv_var_index(c->vars, c->nvars, key);
     srv_uservar *v = i < c->nvars ? &c->vars[i] : NULL;
@@ -340,5 +397,5 @@ void conn_set_uservar(srv_conn *c, const char *name, const char *value, bool is_
         snprintf(v->name, sizeof v->name, "%s", key);
     }
     v->is_null = is_null || !value;
-    snprintf(v->value, sizeof v->value, "%s", value ? value : "");
+    srv_var_set_value(v, value);
 }

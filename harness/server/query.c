@@ -107,13 +107,18 @@ static int lex(qstmt *q, sql_lex *lx, srv_result *res)
     return 0;
 }
 
+/* ER_PARSE_ERROR at `near` in stmt (sql_syntax_near's text). */
+static int parse_error(srv_result *res, const char *stmt, const char *near)
+{
+    res_err(res, 1064, "42000", "%s", "");
+    sql_syntax_near(res->msg, sizeof res->msg, stmt, near);
+    return 0;
+}
+
 static int syntax_near(srv_result *res, const sql_lex *lx)
 {
     const sql_tok *t = lx_peek(lx, 0);
-    return res_err(res, 1064, "42000",
-                   "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
-                   "version for the right syntax to use near '%.80s' at line 1",
-                   t->kind == TK_END ? "" : t->src);
+    return parse_error(res, lx->sql ? lx->sql : "", t->kind == TK_END ? "" : t->src);
 }
 
 static void copy_cols(srv_rs *dst, const srv_rs *src)
@@ -1166,6 +1171,8 @@ static const char *set_target(sql_lex *lx, bool *global, bool *user, srv_result 
     const sql_tok *t = lx_peek(lx, 0);
     const char *name = t->text;
     if (t->kind == TK_USERVAR) {
+        if (!sql_uservar_name_ok(name))
+            return res_err(res, 3061, "42000", SQL_ER_ILLEGAL_USER_VAR, name), NULL;
         *user = true;
         lx->i++;
     } else if (t->kind == TK_SYSVAR) {
@@ -1213,8 +1220,10 @@ static int set_assignment(srv_conn *c, qstmt *q, sql_lex *lx, sql_ctx *cx, srv_r
         conn_set_uservar(c, name, text, text == NULL);
     } else if (is_default) {
         size_t i = srv_var_index(c->sysvars, c->nsysvars, name);
-        if (i < c->nsysvars)
+        if (i < c->nsysvars) {
+            free(c->sysvars[i].value);
             c->sysvars[i] = c->sysvars[--c->nsysvars];
+        }
         if (!strcasecmp(name, "autocommit"))
             c->status |= SERVER_STATUS_AUTOCOMMIT;
     } else if (srv_sysvar_set(c, name, text, text == NULL, global, cx) != 0) {
@@ -1287,6 +1296,8 @@ static int h_use(srv_conn *c, qstmt *q, srv_result *res)
     const char *db = lx_name(lx);
     if (!db || !lx_at_end(lx))
         return syntax_near(res, lx);
+    if (srv_utf8_chars(db, strlen(db)) > SRV_NAME_CHARS)
+        return res_err(res, 1059, "42000", SRV_ER_TOO_LONG_IDENT, (int)(strlen(db) > 100 ? 100 : strlen(db)), db);
     if (!srv_db_exists(c->srv, db))
         return res_err(res, 1049, "42000", "Unknown database '%s'", db);
     if (!q->describe)
@@ -1434,20 +1445,28 @@ static void exec_one(srv_conn *c, const char *stmt, bool describe, cdch_arena *a
             stmt);
 }
 
+/* One statement of a split query: a quote it never closes is MySQL's syntax error near that quote. */
+static void exec_stmt(srv_conn *c, const char *stmt, const char *unclosed, bool describe, cdch_arena *a,
+                      srv_result *res)
+{
+    if (unclosed)
+        parse_error(res, stmt, unclosed);
+    else
+        exec_one(c, stmt, describe, a, res);
+}
+
 void srv_query_exec(srv_conn *c, const char *sql, size_t len, bool describe, srv_result *res)
 {
     cdch_arena a = CDCH_ARENA_INIT;
     char **stmts;
-    size_t n = sql_split(sql, len, &a, &stmts);
+    const char *unclosed;
+    size_t n = sql_split(sql, len, &a, &stmts, &unclosed);
     if (n == 0)
         res_err(res, 1065, "42000", "Query was empty");
     else if (n > 1)
-        res_err(res, 1064, "42000",
-                "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
-                "version for the right syntax to use near '%.80s' at line 1",
-                stmts[1]);
+        parse_error(res, stmts[1], stmts[1]);
     else
-        exec_one(c, stmts[0], describe, &a, res);
+        exec_stmt(c, stmts[0], unclosed, describe, &a, res);
     /* the result may point into the arena (labels): copy what lives there */
     if (res->kind == SRV_RES_ROWS) {
         for (size_t i = 0; i < res->rs.ncols; i++) {
@@ -1473,21 +1492,24 @@ int srv_query(srv_conn *c, const char *sql, size_t len)
     }
     cdch_arena a = CDCH_ARENA_INIT;
     char **stmts;
-    size_t n = sql_split(sql, len, &a, &stmts);
+    const char *unclosed;
+    size_t n = sql_split(sql, len, &a, &stmts, &unclosed);
     int r = 0;
     if (n == 0) {
         r = conn_err(c, 1065, "42000", "Query was empty");
     } else if (n > 1 && !(c->caps & CLIENT_MULTI_STATEMENTS)) {
-        r = conn_err(c, 1064, "42000",
-                     "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server "
-                     "version for the right syntax to use near '%.80s' at line 1 (multi-statements are off)",
-                     stmts[1]);
+        /* MySQL parses the first statement and stops at the text after its ';' */
+        srv_result res;
+        srv_result_init(&res);
+        parse_error(&res, stmts[1], stmts[1]);
+        r = srv_result_send(c, &res, false);
+        srv_result_free(&res);
     } else {
         for (size_t i = 0; i < n && r == 0; i++) {
             srv_result res;
             srv_result_init(&res);
             cdch_arena sa = CDCH_ARENA_INIT;
-            exec_one(c, stmts[i], false, &sa, &res);
+            exec_stmt(c, stmts[i], i + 1 == n ? unclosed : NULL, false, &sa, &res);
             c->extra_status = i + 1 < n && res.kind != SRV_RES_ERR ? SERVER_MORE_RESULTS_EXISTS : 0;
             r = srv_result_send(c, &res, false);
             bool stop = res.kind == SRV_RES_ERR;

@@ -27,8 +27,20 @@
 
 /* Strip comments ("/ * ... * /", "-- ", "#"; the body of a version comment
  * "/ *!80000 ... * /" is kept) and split at ';' outside quotes. Each
- * statement is trimmed; empty ones are dropped. Strings are allocated in a. */
-size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out);
+ * statement is trimmed; empty ones are dropped. Strings are allocated in a.
+ * A quote (', ", `) never closed: the text from it to the end is the last
+ * statement's tail and *unclosed points at that quote in it (else NULL);
+ * MySQL answers such a statement with a syntax error (sql_syntax_near). */
+size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out, const char **unclosed);
+/* MySQL's ER_PARSE_ERROR text for an error at `near` inside `stmt`:
+ * "You have an error in your SQL syntax; check the manual ... near '<at
+ * most 80 bytes>' at line N" (N counted in stmt, 1-based). */
+void sql_syntax_near(char *msg, size_t cap, const char *stmt, const char *near);
+
+/* A user variable name MySQL accepts (at most SRV_NAME_CHARS characters);
+ * others get ER_ILLEGAL_USER_VAR (3061, 42000) with this message. */
+bool sql_uservar_name_ok(const char *name);
+#define SQL_ER_ILLEGAL_USER_VAR "User variable name '%.100s' is illegal"
 
 /* ---- sql.c: lexer ------------------------------------------------------------------- */
 typedef enum sql_tk {

@@ -173,8 +173,8 @@ static int run_dump(srv_conn *c, uint8_t cmd, const uint8_t *p, size_t n)
 
 static void reset_session(srv_conn *c)
 {
-    c->nvars = 0;
-    c->nsysvars = 0;
+    srv_var_clear(c->vars, &c->nvars);
+    srv_var_clear(c->sysvars, &c->nsysvars);
     srv_stmt_free_all(c);
     c->status = SERVER_STATUS_AUTOCOMMIT;
 }
@@ -192,8 +192,11 @@ static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
     case COM_QUERY: return srv_query(c, (const char *)p, n);
     case COM_PING: return conn_ok(c, 0, 0, c->status, 0);
     case COM_INIT_DB: {
-        char db[256];
-        snprintf(db, sizeof db, "%.*s", (int)(n < 255 ? n : 255), (const char *)p);
+        /* MySQL's check_and_convert_db_name: longer than 64 characters is ER_TOO_LONG_IDENT */
+        if (n > sizeof c->db - 1 || srv_utf8_chars((const char *)p, n) > SRV_NAME_CHARS)
+            return conn_err(c, 1059, "42000", SRV_ER_TOO_LONG_IDENT, (int)(n > 100 ? 100 : n), (const char *)p);
+        char db[sizeof c->db];
+        snprintf(db, sizeof db, "%.*s", (int)n, (const char *)p);
         if (c->srv->opts.log_queries)
             fprintf(stderr, "cdcharness serve: [%u] init db %s\n", c->id, db);
         if (!srv_db_exists(c->srv, db))
@@ -201,15 +204,21 @@ static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
         snprintf(c->db, sizeof c->db, "%s", db);
         return conn_ok(c, 0, 0, c->status, 0);
     }
-    case COM_FIELD_LIST: {
+    case COM_FIELD_LIST: { /* table NUL wildcard */
         size_t k = 0;
         while (k < n && p[k])
             k++;
-        char table[256], wild[256];
-        snprintf(table, sizeof table, "%.*s", (int)(k < 255 ? k : 255), (const char *)p);
+        if (k > 4 * SRV_NAME_CHARS || srv_utf8_chars((const char *)p, k) > SRV_NAME_CHARS)
+            return conn_err(c, 1059, "42000", SRV_ER_TOO_LONG_IDENT, (int)(k > 100 ? 100 : k), (const char *)p);
+        char table[4 * SRV_NAME_CHARS + 1];
+        snprintf(table, sizeof table, "%.*s", (int)k, (const char *)p);
         size_t w = k < n ? n - k - 1 : 0;
-        snprintf(wild, sizeof wild, "%.*s", (int)(w < 255 ? w : 255), (const char *)p + k + (k < n));
-        return srv_field_list(c, table, wild);
+        char *wild = cdch_xcalloc(1, w + 1);
+        if (w)
+            memcpy(wild, p + k + 1, w);
+        int r = srv_field_list(c, table, wild);
+        free(wild);
+        return r;
     }
     case COM_STATISTICS: {
         cdch_buf b = CDCH_BUF_INIT;
@@ -271,14 +280,14 @@ static int dispatch(srv_conn *c, const uint8_t *pkt, size_t len)
     }
 }
 
-static void *conn_thread(void *arg)
+void srv_conn_session(srv_conn *c)
 {
-    srv_conn *c = arg;
     struct cdch_server *srv = c->srv;
     if (srv_auth(c) == 0) {
         cdch_buf pkt = CDCH_BUF_INIT;
         cdch_err err;
         for (;;) {
+            c->seq = 0; /* a command starts a new sequence */
             int r = conn_read(c, &pkt, &err);
             if (r != 0) {
                 if (r < 0 && srv->opts.log_queries && !srv_stopping(srv))
@@ -291,9 +300,18 @@ static void *conn_thread(void *arg)
         cdch_buf_free(&pkt);
     }
     srv_stmt_free_all(c);
+    srv_var_clear(c->vars, &c->nvars);
+    srv_var_clear(c->sysvars, &c->nsysvars);
     srv_tls_close(c);
     if (srv->opts.log_queries)
         fprintf(stderr, "cdcharness serve: connection %u closed\n", c->id);
+}
+
+static void *conn_thread(void *arg)
+{
+    srv_conn *c = arg;
+    struct cdch_server *srv = c->srv;
+    srv_conn_session(c);
     pthread_mutex_lock(&srv->mu);
     for (size_t i = 0; i < srv->nconns; i++)
         if (srv->conns[i] == c) {
@@ -442,6 +460,11 @@ cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, con
     static const cdch_server_opts defaults = {0};
     if (!o)
         o = &defaults;
+    if (o->user && srv_utf8_chars(o->user, strlen(o->user)) > SRV_USER_CHARS) {
+        cdch_err_set(err, "the account name '%s' is longer than MySQL's %d characters (server_internal.h)", o->user,
+                     SRV_USER_CHARS);
+        return NULL;
+    }
     signal(SIGPIPE, SIG_IGN);
     cdch_server *srv = cdch_xcalloc(1, sizeof *srv);
     srv->listen_fd = -1;

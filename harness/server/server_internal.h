@@ -56,12 +56,40 @@ enum {
 
 typedef struct srv_catalog srv_catalog; /* catalog.c */
 
-/* A user variable set with SET @name = value (names lower-cased). */
+/* MySQL's name limits, in characters (UTF-8 sequences), checked where a
+ * name comes in instead of cutting it:
+ *  - identifiers (databases, tables, columns): 64, ER_TOO_LONG_IDENT 1059
+ *    "Identifier name '...' is too long"
+ *    (https://dev.mysql.com/doc/refman/8.0/en/identifier-length.html);
+ *  - user-defined variables: 64, ER_ILLEGAL_USER_VAR 3061 "User variable
+ *    name '...' is illegal" (same page, and
+ *    https://dev.mysql.com/doc/refman/8.0/en/user-variables.html: "Names
+ *    have a maximum length of 64 characters");
+ *  - user names: 32 (https://dev.mysql.com/doc/refman/8.0/en/replication-features-user-names.html);
+ *    a longer name in a HandshakeResponse is clipped to 32 characters
+ *    before the account lookup, as MySQL's parse_client_handshake_packet
+ *    does ("Clip username to allowed length in characters"), so it gets
+ *    ER_ACCESS_DENIED_ERROR 1045 naming the clipped user. */
+enum { SRV_NAME_CHARS = 64, SRV_USER_CHARS = 32 };
+/* ER_TOO_LONG_IDENT (1059, 42000); arguments: (int) length (at most 100 bytes are shown), name */
+#define SRV_ER_TOO_LONG_IDENT "Identifier name '%.*s' is too long"
+/* Characters in s[0..n) (bytes that do not continue a UTF-8 sequence). */
+size_t srv_utf8_chars(const char *s, size_t n);
+/* Bytes of the first max characters of s[0..n). */
+size_t srv_utf8_prefix(const char *s, size_t n, size_t max);
+
+/* A user variable set with SET @name = value (names lower-cased, at most
+ * SRV_NAME_CHARS characters), or a session system variable. value is
+ * heap-allocated (never NULL once set), freed by srv_var_clear. */
 typedef struct srv_uservar {
-    char name[64];
-    char value[256];
+    char name[4 * SRV_NAME_CHARS + 1];
+    char *value;
     bool is_null;
 } srv_uservar;
+/* Set v->value to a copy of value (NULL = "") and free the old one. */
+void srv_var_set_value(srv_uservar *v, const char *value);
+/* Free the values of vars[0..*n) and empty the array. */
+void srv_var_clear(srv_uservar *vars, size_t *n);
 
 typedef struct srv_stmt srv_stmt; /* stmt.c: a prepared statement */
 
@@ -72,8 +100,8 @@ typedef struct srv_conn {
     uint32_t id;               /* connection id (also CONNECTION_ID()) */
     uint8_t seq;               /* next sequence id */
     uint32_t caps;             /* negotiated capabilities (client & server) */
-    char user[64];
-    char db[65];
+    char user[4 * SRV_USER_CHARS + 1];
+    char db[4 * SRV_NAME_CHARS + 1];
     srv_uservar vars[32];
     size_t nvars;
     uint64_t bytes_sent;
@@ -153,10 +181,25 @@ void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos);
 bool srv_hold_cut(struct cdch_server *srv, srv_conn *c, const char *file, uint64_t pos);
 /* KILL: shut down connection `id`'s socket (its thread then ends). 0, or -1 if no such connection. */
 int srv_kill(struct cdch_server *srv, uint32_t id);
+/* One connection's whole session on c->fd: handshake and authentication,
+ * then commands until COM_QUIT, the end of a dump, EOF or an error; its
+ * prepared statements and TLS state are freed, c->fd stays open and c
+ * stays the caller's (c->wbuf too). server.c's connection threads run it
+ * on accepted sockets; fuzz/fuzz_server.c runs it over a socketpair with
+ * a srv_conn set up as the accept loop does (srv, fd, id, peer, status). */
+void srv_conn_session(srv_conn *c);
 
 /* ---- conn.c ---- */
-/* Read one command packet (joins >16 MiB payloads). Resets seq to the
- * packet's id + 1. Returns 0, 1 on clean EOF, -1 on error. */
+/* @@max_allowed_packet (vars.c shows the same number): the largest payload
+ * a client may send. */
+#define SRV_MAX_ALLOWED_PACKET (64u * 1024u * 1024u)
+/* Read one logical packet (joins >16 MiB payloads). Every chunk's sequence
+ * id must be c->seq (0 for a command: the session loop resets it; in the
+ * connection phase the id after the server's last packet); then seq is
+ * the id + 1. A packet out of sequence gets ERR 1156 "Got packets out of
+ * order", one over SRV_MAX_ALLOWED_PACKET ERR 1153 "Got a packet bigger
+ * than 'max_allowed_packet' bytes" (both 08S01, as MySQL's my_net_read),
+ * and -1. Returns 0, 1 on clean EOF, -1 on error. */
 int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err);
 /* Write one logical packet with the next sequence id(s) (splits >16 MiB). */
 int conn_write(srv_conn *c, const uint8_t *p, size_t n);

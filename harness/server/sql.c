@@ -15,6 +15,7 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,16 +121,21 @@ static char *strip_comments(const char *sql, size_t len, cdch_arena *a, size_t *
     return clean;
 }
 
-/* Cut clean[0..n] at ';' outside quotes: trimmed statements, empty ones dropped. */
-static size_t split_statements(const char *clean, size_t n, cdch_arena *a, char ***out)
+/* Cut clean[0..n] at ';' outside quotes: trimmed statements, empty ones
+ * dropped. A quote that is never closed runs to the end of the text: the
+ * last statement keeps it and *unclosed points at it there (NULL when every
+ * quote is closed). */
+static size_t split_statements(const char *clean, size_t n, cdch_arena *a, char ***out, const char **unclosed)
 {
     size_t cap = 4, cnt = 0;
     char **stmts = cdch_arena_alloc(a, cap * sizeof *stmts);
-    size_t start = 0;
+    size_t start = 0, open_at = SIZE_MAX;
+    *unclosed = NULL;
     for (size_t i = 0; i <= n; i++) {
         char ch = clean[i];
         if (ch == '\'' || ch == '"' || ch == '`') {
             char q = ch;
+            size_t at = i;
             for (i++; i < n; i++) {
                 if (clean[i] == '\\' && q != '`') {
                     i++;
@@ -143,7 +149,11 @@ static size_t split_statements(const char *clean, size_t n, cdch_arena *a, char 
                     break;
                 }
             }
-            continue;
+            if (i < n)
+                continue;
+            open_at = at; /* never closed: the statement ends with the text */
+            i = n;
+            ch = 0;
         }
         if (ch != ';' && ch != 0)
             continue;
@@ -159,7 +169,10 @@ static size_t split_statements(const char *clean, size_t n, cdch_arena *a, char 
                 stmts = bigger;
                 cap *= 2;
             }
-            stmts[cnt++] = cdch_arena_memdup(a, clean + s, e - s);
+            stmts[cnt] = cdch_arena_memdup(a, clean + s, e - s);
+            if (open_at >= s && open_at < e)
+                *unclosed = stmts[cnt] + (open_at - s);
+            cnt++;
         }
         start = i + 1;
         if (ch == 0)
@@ -169,11 +182,22 @@ static size_t split_statements(const char *clean, size_t n, cdch_arena *a, char 
     return cnt;
 }
 
-size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out)
+void sql_syntax_near(char *msg, size_t cap, const char *stmt, const char *near)
+{
+    unsigned line = 1;
+    for (const char *p = stmt; near && p < near && *p; p++)
+        line += *p == '\n';
+    snprintf(msg, cap,
+             "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version "
+             "for the right syntax to use near '%.80s' at line %u",
+             near ? near : "", line);
+}
+
+size_t sql_split(const char *sql, size_t len, cdch_arena *a, char ***out, const char **unclosed)
 {
     size_t n;
     const char *clean = strip_comments(sql, len, a, &n);
-    return split_statements(clean, n, a, out);
+    return split_statements(clean, n, a, out, unclosed);
 }
 
 /* ---- lexer ------------------------------------------------------------------------- */
@@ -312,6 +336,8 @@ static const char *lex_sysvar(const char *p, sql_tok *t, cdch_arena *a, char *er
     }
     return p;
 }
+
+bool sql_uservar_name_ok(const char *name) { return srv_utf8_chars(name, strlen(name)) <= SRV_NAME_CHARS; }
 
 /* @name, @'name', @"name", @`name` */
 static const char *lex_uservar(const char *p, sql_tok *t, cdch_arena *a, char *err, size_t errcap)
@@ -930,6 +956,8 @@ static sql_expr *parse_primary(sql_lex *lx, sql_ctx *cx)
         e->scope = t->scope;
         return e;
     case TK_USERVAR:
+        if (!sql_uservar_name_ok(t->text))
+            return sql_fail(cx, 3061, "42000", SQL_ER_ILLEGAL_USER_VAR, t->text), NULL;
         lx->i++;
         e = node(cx, E_USERVAR);
         e->name = t->text;

@@ -94,7 +94,8 @@ int srv_stmt_prepare(srv_conn *c, const uint8_t *p, size_t n)
                 (const char *)p, n > 2000 ? "..." : "");
     cdch_arena a = CDCH_ARENA_INIT;
     char **stmts;
-    size_t ns = sql_split((const char *)p, n, &a, &stmts);
+    const char *unclosed;
+    size_t ns = sql_split((const char *)p, n, &a, &stmts, &unclosed);
     if (ns != 1) {
         cdch_arena_free(&a);
         return ns == 0 ? conn_err(c, 1065, "42000", "Query was empty")
@@ -220,46 +221,68 @@ static void fmt_real(char *b, size_t cap, uint8_t t, cdch_cursor *cur)
     }
 }
 
-/* DATE / DATETIME / TIMESTAMP: length 0, 4, 7 or 11 */
-static void fmt_datetime(char *b, size_t cap, uint8_t t, cdch_cursor *cur)
+/* The binary protocol's temporal values: a length byte, then exactly that
+ * many bytes (MySQL's set_param_date / set_param_datetime / set_param_time
+ * skip exactly the length they read). The lengths a client may send
+ * (https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_binary_resultset.html,
+ * https://mariadb.com/kb/en/packet_bindata/): DATE, DATETIME, TIMESTAMP 0,
+ * 4 (date), 7 (+ time), 11 (+ microseconds); TIME 0, 8 (sign, days, time),
+ * 12 (+ microseconds). Another length, or fewer bytes than it says: -1,
+ * which srv_stmt_execute answers with ER_WRONG_ARGUMENTS. */
+
+/* DATE / DATETIME / TIMESTAMP */
+static int fmt_datetime(char *b, size_t cap, uint8_t t, cdch_cursor *cur)
 {
     uint8_t len = cdch_get_u8(cur);
+    if (len != 0 && len != 4 && len != 7 && len != 11)
+        return -1;
+    cdch_cursor v = cdch_get_sub(cur, len);
     unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, us = 0;
     if (len >= 4) {
-        y = cdch_get_le16(cur);
-        mo = cdch_get_u8(cur);
-        d = cdch_get_u8(cur);
+        y = cdch_get_le16(&v);
+        mo = cdch_get_u8(&v);
+        d = cdch_get_u8(&v);
     }
     if (len >= 7) {
-        h = cdch_get_u8(cur);
-        mi = cdch_get_u8(cur);
-        s = cdch_get_u8(cur);
+        h = cdch_get_u8(&v);
+        mi = cdch_get_u8(&v);
+        s = cdch_get_u8(&v);
     }
-    if (len >= 11)
-        us = cdch_get_le32(cur);
+    if (len == 11)
+        us = cdch_get_le32(&v);
+    if (!cdch_cur_ok(cur) || !cdch_cur_ok(&v))
+        return -1;
     if (us)
         snprintf(b, cap, "'%04u-%02u-%02u %02u:%02u:%02u.%06u'", y, mo, d, h, mi, s, us);
     else if (t == CDCH_T_DATE)
         snprintf(b, cap, "'%04u-%02u-%02u'", y, mo, d);
     else
         snprintf(b, cap, "'%04u-%02u-%02u %02u:%02u:%02u'", y, mo, d, h, mi, s);
+    return 0;
 }
 
-/* TIME: length 0, 8 or 12 */
-static void fmt_time(char *b, size_t cap, cdch_cursor *cur)
+/* TIME: hours = days * 24 + hour in 64 bits (no wrap for any days value) */
+static int fmt_time(char *b, size_t cap, cdch_cursor *cur)
 {
     uint8_t len = cdch_get_u8(cur);
-    unsigned neg = 0, days = 0, h = 0, mi = 0, s = 0, us = 0;
+    if (len != 0 && len != 8 && len != 12)
+        return -1;
+    cdch_cursor v = cdch_get_sub(cur, len);
+    unsigned neg = 0, h = 0, mi = 0, s = 0, us = 0;
+    uint64_t days = 0;
     if (len >= 8) {
-        neg = cdch_get_u8(cur);
-        days = cdch_get_le32(cur);
-        h = cdch_get_u8(cur);
-        mi = cdch_get_u8(cur);
-        s = cdch_get_u8(cur);
+        neg = cdch_get_u8(&v);
+        days = cdch_get_le32(&v);
+        h = cdch_get_u8(&v);
+        mi = cdch_get_u8(&v);
+        s = cdch_get_u8(&v);
     }
-    if (len >= 12)
-        us = cdch_get_le32(cur);
-    snprintf(b, cap, "'%s%u:%02u:%02u.%06u'", neg ? "-" : "", days * 24 + h, mi, s, us);
+    if (len == 12)
+        us = cdch_get_le32(&v);
+    if (!cdch_cur_ok(cur) || !cdch_cur_ok(&v))
+        return -1;
+    snprintf(b, cap, "'%s%llu:%02u:%02u.%06u'", neg ? "-" : "", (unsigned long long)(days * 24u + h), mi, s, us);
+    return 0;
 }
 
 /* One bound value as an SQL literal. Returns -1 when the packet is short. */
@@ -280,8 +303,14 @@ static int put_param(cdch_buf *o, uint16_t type, cdch_cursor *cur)
     case CDCH_T_DOUBLE: fmt_real(b, sizeof b, t, cur); break;
     case CDCH_T_DATE:
     case CDCH_T_DATETIME:
-    case CDCH_T_TIMESTAMP: fmt_datetime(b, sizeof b, t, cur); break;
-    case CDCH_T_TIME: fmt_time(b, sizeof b, cur); break;
+    case CDCH_T_TIMESTAMP:
+        if (fmt_datetime(b, sizeof b, t, cur) != 0)
+            return -1;
+        break;
+    case CDCH_T_TIME:
+        if (fmt_time(b, sizeof b, cur) != 0)
+            return -1;
+        break;
     default: { /* strings, decimals, blobs: lenenc bytes */
         bool bad = false;
         uint64_t len = cdch_get_lenenc(cur, &bad);
@@ -337,10 +366,14 @@ int srv_stmt_execute(srv_conn *c, const uint8_t *p, size_t n)
         } else if (nulls[i / 8] & (1u << (i % 8))) {
             cdch_put_str(&sql, "NULL");
         } else if (put_param(&sql, s->types[i], &cur) != 0) {
+            /* MySQL's insert_params failing: ER_WRONG_ARGUMENTS naming the command */
+            fprintf(stderr,
+                    "cdcharness serve: connection %u: COM_STMT_EXECUTE of statement %u: parameter %zu (type %u) is "
+                    "truncated or has a length its type does not allow; answered with ERR 1210\n",
+                    c->id, id, i + 1, (unsigned)(uint8_t)s->types[i]);
             free(pos);
             cdch_buf_free(&sql);
-            return conn_err(c, 1835, "HY000", "Malformed communication packet (parameter %zu of statement %u)",
-                            i + 1, id);
+            return conn_err(c, 1210, "HY000", "Incorrect arguments to mysqld_stmt_execute");
         }
     }
     cdch_put_str(&sql, s->sql + last);

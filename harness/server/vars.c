@@ -118,7 +118,7 @@ static const sysvar k_vars[] = {
     {"log_slave_updates", VT_BOOL, SC_GLOBAL, "ON"},
     {"lower_case_file_system", VT_BOOL, SC_GLOBAL, "OFF"},
     {"lower_case_table_names", VT_INT, SC_GLOBAL, "0"},
-    {"max_allowed_packet", VT_INT, SC_BOTH, "67108864"},
+    {"max_allowed_packet", VT_INT, SC_BOTH, "67108864"}, /* SRV_MAX_ALLOWED_PACKET: conn_read refuses more */
     {"max_binlog_cache_size", VT_INT, SC_GLOBAL, "18446744073709547520"},
     {"max_binlog_size", VT_INT, SC_GLOBAL, NULL},
     {"max_connections", VT_INT, SC_GLOBAL, "151"},
@@ -326,6 +326,8 @@ int srv_sysvar_set(srv_conn *c, const char *name, const char *value, bool is_nul
 {
     const sysvar *v = find_var(name);
     const char *canon = v ? v->name : name;
+    if (!v && srv_utf8_chars(name, strlen(name)) > SRV_NAME_CHARS) /* no server has such a variable */
+        return sql_fail(cx, 1193, "HY000", "Unknown system variable '%.64s'", name);
     if (!v)
         fprintf(stderr, "cdcharness serve: connection %u: SET of unknown system variable '%s' accepted\n", c->id,
                 name);
@@ -355,7 +357,7 @@ int srv_sysvar_set(srv_conn *c, const char *name, const char *value, bool is_nul
                 *q = (char)(*q + 32);
     }
     slot->is_null = is_null;
-    snprintf(slot->value, sizeof slot->value, "%s", value ? value : "");
+    srv_var_set_value(slot, value);
     return 0;
 }
 
