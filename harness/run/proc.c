@@ -507,6 +507,8 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud)
 
 bool cdch_proc_exited(const cdch_proc *p) { return p->exited; }
 
+pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
+
 void cdch_proc_status(const cdch_proc *p, int *status, int *sig)
 {
     if (status)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "activity.h"
 #include "events.h"
 #include "gtid.h"
 #include "jsonstr.h"
@@ -120,9 +121,9 @@ void cdch_run_opts_init(cdch_run_opts *o)
     memset(o, 0, sizeof *o);
     o->timeout_s = 60;
     o->grace_s = 2;
-    o->idle_after_stream_s = 10;
+    o->idle_after_stream_s = 0; /* auto */
     o->resume_wait_s = 80;
-    o->hold_quiet_s = 10;
+    o->hold_quiet_s = 2;
     o->setup_timeout_s = 1800;
     o->jobs = 1;
     o->watermark = true;
@@ -850,7 +851,30 @@ typedef struct watch {
     uint64_t last_sent;
     double sent_t;
     double cut_idle_t;    /* since when no dump connection streams after a fault cut (0: one does) */
+    double sample_t;      /* the last look at the consumer's threads and connections */
+    double quiet_t;       /* since when they have been quiet (0: busy at the last look) */
 } watch;
+
+/* How long the consumer has been quiet: no stdout line, no thread runnable
+ * or in I/O wait, no byte in flight on its connections to the primary
+ * (activity.h); looked at every 100 ms. A consumer starved of CPU by the
+ * machine's load is runnable, so it is never quiet: load stretches the
+ * waits below, it cannot shorten them into a verdict. */
+static double quiet_for(cellrun *c, watch *w, double t)
+{
+    if (t - w->sample_t >= 0.1) {
+        w->sample_t = t;
+        bool busy = cdch_activity_busy(cdch_proc_pid(c->p)) ||
+                    (c->prim && cdch_activity_tcp_pending(cdch_primary_port(c->prim)) > 0);
+        if (busy)
+            w->quiet_t = 0;
+        else if (w->quiet_t == 0)
+            w->quiet_t = t;
+    }
+    if (w->quiet_t == 0)
+        return 0;
+    return t - (w->quiet_t > c->io.last_activity ? w->quiet_t : c->io.last_activity);
+}
 
 static void close_logs(cellrun *c)
 {
@@ -965,10 +989,10 @@ static void release_held_cut(cellrun *c, watch *w, double t)
         w->hold_t = t;
         w->hold_need = rows_before(c->st, hf, hp);
     }
-    double since = c->io.last_activity > w->hold_t ? c->io.last_activity : w->hold_t;
-    bool emitted = c->obs->n >= w->hold_need && t - c->io.last_activity >= 0.3;
+    double quiet = quiet_for(c, w, t);
+    bool emitted = c->obs->n >= w->hold_need && quiet >= 0.3;
     bool spoke = got_error(c->obs);
-    if (emitted || spoke || t - since >= c->r->o.hold_quiet_s) {
+    if (emitted || spoke || (quiet >= c->r->o.hold_quiet_s && t - w->hold_t >= c->r->o.hold_quiet_s)) {
         w->cut_after_error = spoke;
         cdch_primary_release_cut(c->prim);
         w->cut_released = true;
@@ -999,12 +1023,9 @@ static bool went_idle(cellrun *c, watch *w, double t)
         w->delivered = true;
         w->deliv_t = t;
     }
-    double since = c->io.last_activity > w->deliv_t ? c->io.last_activity : w->deliv_t;
-    /* with a watermark, a consumer that skips still reaches it at once: one that has not
-     * after the whole stream went out is slow (a JVM decoding large rows under load),
-     * stuck or dead, so it gets longer before "went idle" is concluded */
-    double idle_limit = c->sc->wm_db && w->idle_after < 15 ? 15 : w->idle_after;
-    if (w->delivered && t - since >= idle_limit)
+    /* quiet (activity.h) since the whole stream went out: a consumer still decoding is busy */
+    double quiet = quiet_for(c, w, t);
+    if (w->delivered && quiet >= w->idle_after && t - w->deliv_t >= w->idle_after)
         return true;
     /* it reported an error and went quiet: no output, and the primary sends nothing more
      * (a consumer that died on an event stops reading) */
@@ -1013,10 +1034,9 @@ static bool went_idle(cellrun *c, watch *w, double t)
         w->last_sent = sent;
         w->sent_t = t;
     }
-    double quiet = c->io.last_activity > w->sent_t ? c->io.last_activity : w->sent_t;
     /* after a cut the library may report the drop and reconnect on its own schedule: the
      * resume wait decides then */
-    return t - quiet >= w->idle_after && got_error(c->obs) &&
+    return quiet >= w->idle_after && t - w->sent_t >= w->idle_after && got_error(c->obs) &&
            (w->cut_after_error || !cdch_primary_last_cut(c->prim, NULL, 0, NULL));
 }
 
@@ -1024,12 +1044,13 @@ static bool went_idle(cellrun *c, watch *w, double t)
 static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
 {
     const cdch_run *r = c->r;
-    if (!c->io.any_line && t - c->t0 >= w->startup)
+    /* a consumer still starting (a JVM under load) is busy, not hung */
+    if (!c->io.any_line && t - c->t0 >= w->startup && quiet_for(c, w, t) >= 1.0)
         return CDCH_STOP_STARTUP_TIMEOUT;
-    if (c->obs->n >= c->st->expected->n && t - c->io.last_activity >= r->o.grace_s)
+    if (c->obs->n >= c->st->expected->n && quiet_for(c, w, t) >= r->o.grace_s)
         return CDCH_STOP_DONE;
     /* the watermark arrived: whatever the consumer was going to emit before it has arrived too */
-    if (c->io.watermark_at > 0 && t - c->io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5))
+    if (c->io.watermark_at > 0 && quiet_for(c, w, t) >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5))
         return CDCH_STOP_DONE;
     if (c->prim && !w->cut_released)
         release_held_cut(c, w, t);
@@ -1186,7 +1207,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     watch w;
     memset(&w, 0, sizeof w);
     w.startup = c.con->m->startup_timeout;
-    w.idle_after = r->o.idle_after_stream_s > 0 ? r->o.idle_after_stream_s : 3.0 + (double)st->stats.bytes / 10e6;
+    w.idle_after = r->o.idle_after_stream_s > 0 ? r->o.idle_after_stream_s : 2.0;
     w.sent_t = c.t0;
     char *harness_msg = NULL;
     if (!c.p) {

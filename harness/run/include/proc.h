@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -56,6 +57,8 @@ bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud
 void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud);
 
 bool cdch_proc_exited(const cdch_proc *p);
+/* The adapter's pid (its process group's id); a reaped one's stays. */
+pid_t cdch_proc_pid(const cdch_proc *p);
 /* After exit: exit status (-1 if killed by a signal) and signal (0 if none). */
 void cdch_proc_status(const cdch_proc *p, int *status, int *signal);
 /* The last CDCH_PROC_STDERR_TAIL bytes of stderr, NUL-terminated (valid

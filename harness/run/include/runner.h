@@ -14,19 +14,25 @@
  * (this cdcharness binary), CDCH_SCENARIO (the scenario file) and CDCH_MODE;
  * read its stdout as it comes (session adapters: one launch serves many
  * cells, consumers/README.md "Session mode"); stop it when
- *   - the watermark row arrived (watermark.h) and stdout was idle for
- *     min(grace_s, 0.5 s),
- *   - every expected row arrived (by count) and stdout was idle for grace_s,
- *   - (source: server) it printed an error line and then neither printed
- *     nor read anything for the idle-after-stream time,
- *   - or (source: server) every event was sent and stdout was idle for
- *     idle_after_stream_s since (at least 15 s when the stream has a
- *     watermark: a skipping consumer reaches the watermark at once, so one
- *     that has not is slow, stuck or dead),
+ *   - the watermark row arrived (watermark.h) and the consumer was quiet
+ *     for min(grace_s, 0.5 s),
+ *   - every expected row arrived (by count) and it was quiet for grace_s,
+ *   - (source: server) it printed an error line and then was quiet, and
+ *     read nothing new, for the idle-after-stream time,
+ *   - or (source: server) every event was sent and it was quiet for
+ *     idle_after_stream_s since (auto: 2 s),
  *   - or it printed nothing (no ready line, no event) within the manifest's
- *     startup_timeout,
+ *     startup_timeout and is quiet (one still starting is busy),
  *   - or (a scenario fault cut its connection) no dump connection streamed
- *     and it printed nothing for resume_wait_s (verdict no-resume),
+ *     and it printed nothing for resume_wait_s (verdict no-resume: the
+ *     libraries reconnect on their own timers, e.g. BinaryLogClient's 60 s
+ *     keepalive, which no signal announces),
+ * "Quiet" is a signal, not a timer (activity.h): no stdout line, no thread
+ * of the adapter's process tree runnable or in I/O wait, and no byte in
+ * flight on its connections to the primary, for the whole window; the
+ * windows only cover consumers' own timers (a poll loop sleeping between
+ * batches). A consumer starved of CPU by load is runnable, so load can
+ * only stretch a wait, never turn it into a verdict.
  * A scenario fault's cut is held by the fake primary (primary.h) after the
  * last complete event before it, and released when the consumer has emitted
  * the rows of every transaction it received whole, printed an error, or
@@ -58,11 +64,11 @@ typedef struct cdch_run_opts {
     size_t nconsumer_dirs;
     double timeout_s;            /* per cell (default 60) */
     double grace_s;              /* idle time after the last expected row (default 2) */
-    double idle_after_stream_s;  /* source: server, idle time after the whole stream was sent (default 10;
-                                  * 0 = auto: 3 s + 1 s per 10 MB of stream) */
+    double idle_after_stream_s;  /* source: server, quiet time after the whole stream was sent (default
+                                  * 0 = auto: 2 s) */
     double setup_timeout_s;      /* per version setup (default 1800) */
     double hold_quiet_s;         /* a fault's cut is held until the consumer emitted what it received whole,
-                                  * said something, or was quiet this long (default 10) */
+                                  * said something, or was quiet this long (default 2) */
     double resume_wait_s;        /* after a fault of the scenario cut the consumer's connection: how long
                                   * with no dump connection and no output before "did not resume"
                                   * (default 80: BinaryLogClient's keepalive thread looks every 60 s, then pings

@@ -1,0 +1,119 @@
+/* activity.c — see activity.h. */
+#include "activity.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_PROCS 256 /* processes looked at in one adapter's tree */
+
+/* Read a small /proc file into buf (NUL-terminated); its length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, n - 1);
+    close(fd);
+    if (r < 0)
+        return -1;
+    buf[r] = '\0';
+    return r;
+}
+
+/* The state letter of /proc/.../stat ("pid (comm) S ..."; comm may hold
+ * spaces and parentheses: the last ')' ends it). */
+static char stat_state(const char *path)
+{
+    char buf[512];
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return '?';
+    const char *rp = strrchr(buf, ')');
+    return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+/* Whether a thread of pid is busy; appends pid's children to kids. */
+static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool busy = false;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
+        char st = stat_state(path);
+        if (st == 'R' || st == 'D')
+            busy = true;
+        snprintf(path, sizeof path, "%s/%s/children", dir, de->d_name);
+        char buf[1024];
+        if (read_small(path, buf, sizeof buf) > 0) {
+            for (char *p = buf, *end; *nk < MAX_PROCS; p = end) {
+                long k = strtol(p, &end, 10);
+                if (end == p)
+                    break;
+                kids[(*nk)++] = (pid_t)k;
+            }
+        }
+    }
+    closedir(d);
+    return busy;
+}
+
+bool cdch_activity_busy(pid_t pid)
+{
+    pid_t procs[MAX_PROCS];
+    size_t n = 0;
+    procs[n++] = pid;
+    bool busy = false;
+    for (size_t i = 0; i < n && !busy; i++)
+        busy = proc_busy(procs[i], procs, &n);
+    return busy;
+}
+
+/* One /proc/net/tcp{,6} file: add the queues of port's connections to *sum;
+ * false when the file cannot be read. */
+static bool tcp_file(const char *path, unsigned port, uint64_t *sum)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    char line[512];
+    if (!fgets(line, sizeof line, f)) { /* the header */
+        fclose(f);
+        return true;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char local[64], remote[64];
+        unsigned st;
+        unsigned long tx, rx;
+        if (sscanf(line, " %*u: %63s %63s %x %lx:%lx", local, remote, &st, &tx, &rx) != 5 || st != 0x01)
+            continue; /* not ESTABLISHED */
+        const char *lp = strrchr(local, ':'), *rp = strrchr(remote, ':');
+        if (!lp || !rp)
+            continue;
+        if (strtoul(lp + 1, NULL, 16) == port)
+            *sum += tx; /* the server's side: sent, not yet acknowledged */
+        if (strtoul(rp + 1, NULL, 16) == port)
+            *sum += rx; /* the consumer's side: received, not yet read */
+    }
+    fclose(f);
+    return true;
+}
+
+uint64_t cdch_activity_tcp_pending(uint16_t port)
+{
+    uint64_t sum = 0;
+    if (!tcp_file("/proc/net/tcp", port, &sum))
+        return UINT64_MAX;
+    tcp_file("/proc/net/tcp6", port, &sum); /* may not exist without IPv6 */
+    return sum;
+}

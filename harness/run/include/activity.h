@@ -1,0 +1,37 @@
+/* activity.h — is a consumer still working? Signals instead of timers.
+ *
+ * The runner must not conclude "the consumer is done" (or "went idle", or
+ * "did not resume") from a fixed wait that machine load can stretch: a
+ * consumer starved of CPU looks exactly like one that finished. So it asks
+ * the operating system instead:
+ *   - the process state of every thread of the adapter and its descendants
+ *     (/proc/<pid>/task/<tid>/stat): a thread that is runnable ('R', also
+ *     when it waits for a CPU) or in uninterruptible I/O ('D') is work in
+ *     progress, whatever the load;
+ *   - the bytes in flight on the consumer's connections to the fake primary
+ *     (/proc/net/tcp{,6}: the primary's send queue and the consumer's
+ *     receive queue): bytes the consumer has not read yet are work ahead.
+ * A consumer is quiet when neither holds; the runner then needs only a
+ * short quiet window (for consumers' own timers: a poll loop that sleeps
+ * between batches) before it decides.
+ *
+ * Owns: nothing (reads /proc on each call).
+ */
+#ifndef CDCH_ACTIVITY_H
+#define CDCH_ACTIVITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Whether any thread of process `pid` or of its descendants is runnable or
+ * in uninterruptible sleep (false when pid is gone). */
+bool cdch_activity_busy(pid_t pid);
+
+/* Bytes in flight on the TCP connections of the local server on `port`:
+ * the server side's send queue plus the client side's receive queue, over
+ * every connection to 127.0.0.1:port (IPv4 and IPv6). 0 when there is
+ * none; UINT64_MAX when /proc/net/tcp cannot be read (treat as busy). */
+uint64_t cdch_activity_tcp_pending(uint16_t port);
+
+#endif
