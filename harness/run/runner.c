@@ -23,6 +23,7 @@
 #include "setup.h"
 #include "stream.h"
 #include "streamidx.h"
+#include "sys.h"
 #include "value.h"
 #include "watermark.h"
 #include "xalloc.h"
@@ -63,6 +64,8 @@ typedef struct consumer {
     const cdch_manifest_version *v;
     char cache[PATH_MAX];
     char *setup_error;
+    enum { SETUP_PENDING, SETUP_RUNNING, SETUP_DONE } setup; /* under run->mu */
+    bool used;        /* a cell of this run (shard) needs it */
 } consumer;
 
 typedef struct scen {
@@ -111,7 +114,11 @@ struct cdch_run {
     size_t ncells;
     char tmp[PATH_MAX];
     pthread_mutex_t mu;
-    size_t next, done;
+    pthread_cond_t changed; /* a setup finished (under mu) */
+    size_t done;
+    bool *taken;            /* per cell: a worker has it (under mu) */
+    double *estimate;       /* per cell: expected seconds (longest first) */
+    bool java_setup;        /* a Maven setup runs (one at a time: the local repository is shared) */
     bool planned;
     size_t planned_total; /* before sharding */
 };
@@ -151,6 +158,7 @@ cdch_run *cdch_run_new(const cdch_run_opts *o)
     if (r->o.jobs < 1)
         r->o.jobs = 1;
     pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->changed, NULL);
     return r;
 }
 
@@ -168,6 +176,8 @@ void cdch_run_free(cdch_run *r)
         cdch_diff_free(c->diff);
     }
     free(r->cells);
+    free(r->taken);
+    free(r->estimate);
     for (size_t i = 0; i < r->nstreams; i++) {
         stream *st = &r->streams[i];
         free(st->dir);
@@ -571,21 +581,99 @@ static void gen_streams(cdch_run *r)
     }
 }
 
-static void setup_consumers(cdch_run *r)
+/* Install one consumer version (cached, setup.h); called without the lock. */
+static void setup_one(cdch_run *r, consumer *c)
 {
-    for (size_t i = 0; i < r->nconsumers; i++) {
-        consumer *c = &r->consumers[i];
-        bool used = false;
-        for (size_t k = 0; k < r->ncells && !used; k++)
-            used = r->cells[k].consumer_idx == i;
-        if (!used)
-            continue; /* not in this shard */
-        cdch_err err;
-        if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s,
-                              r->o.progress ? r->o.progress : r->o.setup_progress, c->cache,
-                              sizeof c->cache, &err) != 0)
-            c->setup_error = xstrdup(err.msg);
+    cdch_err err;
+    if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s,
+                          r->o.progress ? r->o.progress : r->o.setup_progress, c->cache, sizeof c->cache, &err) != 0)
+        c->setup_error = xstrdup(err.msg);
+}
+
+static bool is_maven(const consumer *c) { return c->m->language && strcmp(c->m->language, "java") == 0; }
+
+/* A setup thread: installs the consumers the run needs, in plan order, while
+ * the workers run the cells of those already installed (the first cells
+ * start as soon as their consumer is ready). Maven setups go one at a time:
+ * they share the local repository. */
+static void *setup_thread(void *arg)
+{
+    cdch_run *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        consumer *next = NULL;
+        bool waiting = false; /* a pending Maven setup waits for the running one */
+        for (size_t i = 0; i < r->nconsumers && !next; i++) {
+            consumer *c = &r->consumers[i];
+            if (!c->used || c->setup != SETUP_PENDING)
+                continue;
+            if (is_maven(c) && r->java_setup)
+                waiting = true;
+            else
+                next = c;
+        }
+        if (!next && !waiting)
+            break;
+        if (!next) {
+            pthread_cond_wait(&r->changed, &r->mu);
+            continue;
+        }
+        next->setup = SETUP_RUNNING;
+        if (is_maven(next))
+            r->java_setup = true;
+        pthread_mutex_unlock(&r->mu);
+        setup_one(r, next);
+        pthread_mutex_lock(&r->mu);
+        next->setup = SETUP_DONE;
+        if (is_maven(next))
+            r->java_setup = false;
+        pthread_cond_broadcast(&r->changed);
     }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* Expected seconds of each cell: its time in the previous report of the same
+ * report directory when there is one (a matrix run again), else a guess from
+ * the stream's size and whether the adapter starts per cell. The workers
+ * take the longest first, so no long cell is left to the end alone. */
+static void estimate_cells(cdch_run *r)
+{
+    r->estimate = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->estimate);
+    cdch_arena a = CDCH_ARENA_INIT;
+    const cdch_jv *cells = NULL;
+    char *text = NULL;
+    if (r->report_dir) {
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/report.json", r->report_dir);
+        size_t len;
+        cdch_err err;
+        cdch_jv *root;
+        text = cdch_read_file(path, 0, &len, &err);
+        if (text && cdch_jv_parse(text, len, &a, &root, &err) == 0)
+            cells = cdch_jv_get(root, "cells");
+    }
+    for (size_t i = 0; i < r->ncells; i++) {
+        const cdch_cell *c = &r->cells[i];
+        const consumer *con = &r->consumers[c->consumer_idx];
+        const stream *st = &r->streams[stream_for(r, c->scenario_idx, c->mode)];
+        double guess = (cdch_manifest_session(con->m, con->v) ? 0.5 : 1.5) + (double)st->stats.bytes / 8e6;
+        r->estimate[i] = guess;
+        for (size_t k = 0; cells && cells->type == CDCH_JV_ARRAY && k < cells->u.arr.n; k++) {
+            const cdch_jv *o = cells->u.arr.items[k];
+            const cdch_jv *fa = cdch_jv_get(o, "family"), *ve = cdch_jv_get(o, "version"),
+                          *sc = cdch_jv_get(o, "scenario"), *mo = cdch_jv_get(o, "mode"), *se = cdch_jv_get(o, "seconds");
+            if (fa && ve && sc && mo && se && fa->type == CDCH_JV_STRING && ve->type == CDCH_JV_STRING &&
+                sc->type == CDCH_JV_STRING && mo->type == CDCH_JV_STRING && se->type == CDCH_JV_NUMBER &&
+                strcmp(fa->u.str.ptr, c->family) == 0 && strcmp(ve->u.str.ptr, c->version) == 0 &&
+                strcmp(sc->u.str.ptr, c->scenario) == 0 && strcmp(mo->u.str.ptr, c->mode) == 0) {
+                r->estimate[i] = atof(se->raw);
+                break;
+            }
+        }
+    }
+    cdch_arena_free(&a);
+    free(text);
 }
 
 /* ---- one cell ----------------------------------------------------------------------- */
@@ -1238,15 +1326,47 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     cellrun_free(&c);
 }
 
+/* The next cell for a worker (under r->mu): of the consumers installed so
+ * far, the longest cell of the consumer whose session the worker holds (it
+ * stays warm), else the longest of all; SIZE_MAX when every cell is taken.
+ * Waits while the only cells left wait for their consumer's setup. */
+static size_t take_cell(cdch_run *r, const wstate *ws)
+{
+    for (;;) {
+        size_t best = SIZE_MAX, best_own = SIZE_MAX;
+        bool left = false;
+        for (size_t i = 0; i < r->ncells; i++) {
+            if (r->taken[i])
+                continue;
+            left = true;
+            size_t ci = r->cells[i].consumer_idx;
+            if (r->consumers[ci].setup != SETUP_DONE)
+                continue;
+            if (best == SIZE_MAX || r->estimate[i] > r->estimate[best])
+                best = i;
+            if (ws->p && ws->consumer_idx == ci && (best_own == SIZE_MAX || r->estimate[i] > r->estimate[best_own]))
+                best_own = i;
+        }
+        if (!left)
+            return SIZE_MAX;
+        size_t i = best_own != SIZE_MAX ? best_own : best;
+        if (i != SIZE_MAX) {
+            r->taken[i] = true;
+            return i;
+        }
+        pthread_cond_wait(&r->changed, &r->mu);
+    }
+}
+
 static void *worker(void *arg)
 {
     cdch_run *r = arg;
     wstate ws = {NULL, 0, 0, false};
     for (;;) {
         pthread_mutex_lock(&r->mu);
-        size_t i = r->next++;
+        size_t i = take_cell(r, &ws);
         pthread_mutex_unlock(&r->mu);
-        if (i >= r->ncells)
+        if (i == SIZE_MAX)
             break;
         run_cell(r, i, &ws);
         pthread_mutex_lock(&r->mu);
@@ -1294,27 +1414,34 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     }
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     cdch_run_plan(r, NULL);
-    setup_consumers(r);
+    r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);
+    for (size_t i = 0; i < r->ncells; i++)
+        r->consumers[r->cells[i].consumer_idx].used = true;
+    /* consumers install (two at a time) while the streams are generated and the first cells run */
+    pthread_t setup_th[2];
+    size_t nsetup = 0;
+    for (size_t i = 0; i < 2; i++)
+        if (pthread_create(&setup_th[nsetup], NULL, setup_thread, r) == 0)
+            nsetup++;
+    if (!nsetup)
+        setup_thread(r);
     gen_streams(r);
+    estimate_cells(r);
     size_t nthreads = (size_t)r->o.jobs;
     if (nthreads > r->ncells)
         nthreads = r->ncells ? r->ncells : 1;
-    if (nthreads <= 1) {
+    pthread_t *th = xcalloc(nthreads, sizeof *th);
+    size_t started = 0;
+    for (size_t i = 0; i < nthreads && nthreads > 1; i++)
+        if (pthread_create(&th[i], NULL, worker, r) == 0)
+            started++;
+    if (!started)
         worker(r);
-    } else {
-        pthread_t *th = xcalloc(nthreads, sizeof *th);
-        size_t started = 0;
-        for (size_t i = 0; i < nthreads; i++)
-            if (pthread_create(&th[i], NULL, worker, r) == 0)
-                started++;
-            else
-                break;
-        if (!started)
-            worker(r);
-        for (size_t i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        free(th);
-    }
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    for (size_t i = 0; i < nsetup; i++)
+        pthread_join(setup_th[i], NULL);
     flag_regressions(r);
     if (r->o.keep_streams && r->o.progress)
         fprintf(r->o.progress, "streams kept in %s/streams\n", r->tmp);
