@@ -33,6 +33,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* ---- shared by the subcommands (opts.c) ------------------------------------------ */
 

@@ -17,6 +17,7 @@ static const subcommand k_commands[] = {
     {"run", cmd_run, "run consumer adapters against scenarios: diffs, verdicts, reports"},
     {"report", cmd_report, "merge shard reports, render report.json as junit, summary, HTML"},
     {"matrix", cmd_matrix, "run a compatibility matrix file (ci/matrix.yaml): shards, gates, HTML report"},
+    {"record", cmd_record, "capture a binlog stream from a MySQL primary (or binlog files) into a capture directory"},
 };
 
 #define N_COMMANDS (sizeof k_commands / sizeof k_commands[0])
