@@ -50,11 +50,18 @@ static void fp_walk(const char *root, const char *rel, fplist *l)
         char r[PATH_MAX], full[PATH_MAX * 2];
         snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", n);
         snprintf(full, sizeof full, "%s/%s", root, r);
+        /* stat, not lstat: a link counts as what it points to, so the Java adapters'
+         * java-common -> ../java-common (the shared module their setup compiles in) is part
+         * of their fingerprint; 16 levels at most (a link to an ancestor would loop) */
         struct stat st;
-        if (lstat(full, &st) != 0)
+        if (stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            fp_walk(root, r, l);
+            int depth = 0;
+            for (const char *c = r; *c; c++)
+                depth += *c == '/';
+            if (depth < 16)
+                fp_walk(root, r, l);
         } else if (S_ISREG(st.st_mode)) {
             if (l->n == l->cap) {
                 size_t cap = l->cap ? l->cap * 2 : 64;
