@@ -29,6 +29,7 @@ enum {
 
 int cmd_decode(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_recompress(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
