@@ -3,6 +3,7 @@
 Runs BinLogStreamReader the way its users do: a blocking stream of row events plus GTID
 tracking, resumed from a file/position (or a GTID set), and prints each row change as a
 canonical change event (consumers/README.md). Works with the 0.x and 1.x release lines.
+With CDCH_SESSION=1 it serves many cells, a forked child per cell (session mode, at the end).
 
 Value mapping (the consumer's representation -> canonical):
   int -> number (a decimal string beyond the signed 64-bit range); a zero-padded string
@@ -343,7 +344,166 @@ def main():
     sys.exit(1)
 
 
+# ---- session mode (consumers/README.md "Session mode") ----------------------------------------
+# One launch serves many cells: this process imports the library once, then forks a child per
+# cell that runs main() above with the cell's environment, exactly as a one-shot run would (same
+# stdout lines, same exit status, SIGTERM ends it). A child starts from this process's state,
+# which never ran a cell, so nothing of a cell survives it: no client, connection, table map or
+# module-level cache. "stop" sends the child SIGTERM (SIGKILL after STOP_GRACE_S); a child that
+# ends by itself is reported as {"kind":"ended","status":N}, N its exit status (128 + signal when
+# a signal killed it).
+
+STOP_GRACE_S = 3.0
+
+
+def exit_code(code):
+    """sys.exit's argument -> the status the interpreter would exit with."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def cell_child(env):
+    """In the forked child: run one cell as a one-shot process would, then _exit."""
+    import signal
+    import traceback
+    code = 1
+    try:
+        fd = os.open(os.devnull, os.O_RDONLY)  # stdin as in a one-shot run
+        os.dup2(fd, 0)
+        os.close(fd)
+        signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+        os.environ.pop("CDCH_SESSION", None)
+        os.environ.update(env)
+        main()
+        code = 0
+    except SystemExit as e:
+        code = exit_code(e.code)
+    except BaseException:  # what the interpreter prints for an uncaught exception
+        traceback.print_exc()
+        code = 1
+    finally:
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        os._exit(code)
+
+
+class Child:
+    def __init__(self, cell, env):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            cell_child(env)  # never returns
+        self.pid, self.cell, self.status = pid, cell, None
+        try:  # readable when the child exits (Linux >= 5.3)
+            self.fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.fd = None
+
+    def poll(self, block=False):
+        """The exit status once the child has ended (reaped), else None."""
+        if self.status is None:
+            pid, st = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+            if pid == self.pid:
+                code = os.waitstatus_to_exitcode(st)
+                self.status = code if code >= 0 else 128 - code
+                if self.fd is not None:
+                    os.close(self.fd)
+                    self.fd = None
+        return self.status
+
+    def stop(self):
+        """SIGTERM (a one-shot run's stop: os._exit(0)), SIGKILL after STOP_GRACE_S; reaped."""
+        import signal
+        if self.poll() is not None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + STOP_GRACE_S
+        while self.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if self.status is None:
+            print("adapter: cell %s did not end on SIGTERM within %.0f s, killed" %
+                  (self.cell, STOP_GRACE_S), file=sys.stderr, flush=True)
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.poll(block=True)
+
+
+def session_command(line):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        m = None
+    if not isinstance(m, dict) or m.get("kind") not in ("start", "stop"):
+        print("adapter: bad session line: %s" % line, file=sys.stderr, flush=True)
+        return None, None, None
+    env = m.get("env") if isinstance(m.get("env"), dict) else {}
+    env = {str(k): str(v) for k, v in env.items() if v is not None}
+    for k in ("CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN"):  # the session's own, when the cell lacks them
+        if k not in env and os.environ.get(k) is not None:
+            env[k] = os.environ[k]
+    return m["kind"], str(m.get("cell", "")), env
+
+
+def serve_session():
+    """Start/stop lines on stdin, one cell at a time, until stdin ends (then exit 0)."""
+    import select
+    child = None
+    pending = b""
+    while True:
+        fds = [0] + ([child.fd] if child and child.fd is not None else [])
+        # without a pidfd, poll the child every 50 ms
+        timeout = 0.05 if child and child.fd is None else None
+        readable, _, _ = select.select(fds, [], [], timeout)
+        if child and child.poll() is not None:
+            emit({"kind": "ended", "cell": child.cell, "status": child.status})
+            child = None
+        if 0 not in readable:
+            continue
+        data = os.read(0, 65536)
+        if not data:
+            if child:
+                child.stop()
+            return
+        pending += data
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            line = line.decode("utf-8", "replace").strip()
+            if not line:
+                continue
+            kind, cell, env = session_command(line)
+            if kind == "start":
+                if child:  # a start while a cell runs: that cell is over
+                    child.stop()
+                child = Child(cell, env)
+            elif kind == "stop":
+                if child and child.cell == cell:
+                    if child.poll() is not None:  # it ended by itself just now: its outcome
+                        emit({"kind": "ended", "cell": cell, "status": child.status})
+                    else:
+                        child.stop()
+                        emit({"kind": "stopped", "cell": cell})
+                    child = None
+                else:  # not running (it ended, and said so, before the stop came)
+                    emit({"kind": "stopped", "cell": cell})
+
+
 if __name__ == "__main__":
     import signal
     signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+    if os.environ.get("CDCH_SESSION") == "1":
+        serve_session()
+        sys.exit(0)
     main()
