@@ -8,7 +8,8 @@
 // startAtEnd false, filename/position from the environment, or gtidSet where the package has
 // it) and prints each row change as a canonical change event (consumers/README.md); every
 // 'error' event becomes a {"kind":"error"} line (the process exits non-zero when the error is
-// fatal, i.e. the consumer died).
+// fatal, i.e. the consumer died). With CDCH_SESSION=1 one process serves many cells, a fresh
+// ZongJi instance per cell (session mode, at the end).
 //
 // Connection options: dateStrings: true (the documented node-mysql/mysql2 option that keeps
 // microseconds and zero dates; without it temporals are JS Dates at millisecond precision),
@@ -187,32 +188,40 @@ function versionAtLeast(v, want) {
   return true;
 }
 
-async function main() {
-  const { ZongJi, version } = await loadZongJi();
+// One consumer run (a cell): a fresh ZongJi instance (its own connections, table map and
+// listeners) with the settings in `env`, kept in `cell` (from newCell()) before it is started.
+// `out.line(obj)` prints a line; `out.died(status)` is called when the consumer died (a fatal
+// 'error' event), after its error line.
+function newCell() { return { zongji: null, stopping: false, closed: false }; }
+
+function startCell(lib, env, out, cell) {
+  const { ZongJi, version } = lib;
+  const line = (obj) => { if (!cell.closed) out.line(obj); };
   const zongji = new ZongJi({
-    host: process.env.CDCH_HOST || '127.0.0.1',
-    port: parseInt(process.env.CDCH_PORT || '3306', 10),
-    user: process.env.CDCH_USER || 'root',
-    password: process.env.CDCH_PASSWORD || '',
+    host: env.CDCH_HOST || '127.0.0.1',
+    port: parseInt(env.CDCH_PORT || '3306', 10),
+    user: env.CDCH_USER || 'root',
+    password: env.CDCH_PASSWORD || '',
     dateStrings: true,
     // @vlasky >= 0.7 (mysql2): JSON as MySQL's text, 64-bit integers exact (the default parsed
     // mode turns integers beyond 2^53 into strings, indistinguishable from JSON strings)
     ...(pkg === '@vlasky/zongji' && versionAtLeast(version, '0.7.0') ? { jsonStrings: true } : {}),
   });
+  cell.zongji = zongji;
 
   // Two option dialects: zongji >= 0.5 and its forks (filename/position, zongji.get(),
   // a 'ready' event) and the 0.4 line @rodrigogs/zongji continues (binlogName/binlogNextPos
   // as options and as the instance's checkpoint properties, no 'ready' event).
   const newApi = typeof zongji.get === 'function';
   const opts = {
-    serverId: parseInt(process.env.CDCH_SERVER_ID || '1001', 10),
+    serverId: parseInt(env.CDCH_SERVER_ID || '1001', 10),
     startAtEnd: false,
     includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows', 'rotate'],
   };
-  const gtidSet = process.env.CDCH_GTID_SET;
+  const gtidSet = env.CDCH_GTID_SET;
   const hasGtidStart = pkg === '@vlasky/zongji' && versionAtLeast(version, '0.8.0');
-  const startFile = process.env.CDCH_START_FILE;
-  const startPos = parseInt(process.env.CDCH_START_POS || '4', 10);
+  const startFile = env.CDCH_START_FILE;
+  const startPos = parseInt(env.CDCH_START_POS || '4', 10);
   // A library without GTID positioning starts where CDCH_START_FILE/POS say: the harness sets them to
   // the same point as CDCH_GTID_SET (consumers/README.md), as a user of that library would resume.
   if (gtidSet && hasGtidStart) {
@@ -231,17 +240,16 @@ async function main() {
       { file, pos: position } : null;
   };
 
-  let stopping = false;
   let ready = false;
-  const markReady = () => { if (!ready) { ready = true; emit({ kind: 'ready' }); } };
+  const markReady = () => { if (!ready) { ready = true; line({ kind: 'ready' }); } };
   zongji.on('ready', markReady);
   zongji.on('error', (err) => {
-    if (stopping) return;
+    if (cell.stopping || cell.closed) return;
     const msg = (err && (err.message || String(err))) || 'error';
-    emit({ kind: 'error', message: msg });
+    line({ kind: 'error', message: msg });
     if (err && err.fatal) {
       process.stderr.write(`zongji fatal error: ${err.stack || msg}\n`);
-      process.exit(1);
+      out.died(1);
     }
   });
   zongji.on('binlog', (ev) => {
@@ -260,27 +268,191 @@ async function main() {
       if (op === 'insert') after = row;
       else if (op === 'delete') before = row;
       else { before = row.before; after = row.after; }
-      emit({
+      line({
         op, db: tm.parentSchema, table: tm.tableName,
         before: image(tm, before), after: image(tm, after), gtid, pos,
       });
     }
   });
 
+  zongji.start(opts);
+}
+
+// One-shot: the cell's settings from the environment; a fatal error exits 1, SIGTERM stops the
+// consumer (zongji.stop(), exit 0 at 'stopped' or after 2 s).
+async function main() {
+  const lib = await loadZongJi();
+  const cell = newCell();
+  startCell(lib, process.env, { line: emit, died: (status) => process.exit(status) }, cell);
+  const zongji = cell.zongji;
   const shutdown = () => {
-    if (stopping) process.exit(0);
-    stopping = true;
+    if (cell.stopping) process.exit(0);
+    cell.stopping = true;
     setTimeout(() => process.exit(0), 2000).unref();
     try { zongji.stop(); } catch (e) { process.exit(0); }
     zongji.on('stopped', () => process.exit(0));
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-
-  zongji.start(opts);
 }
 
-main().catch((err) => {
+// ---- session mode (consumers/README.md "Session mode") --------------------------------------
+// One process, start/stop lines on stdin, one cell at a time. The package is loaded once; each
+// cell gets a fresh ZongJi instance (new connections, table map, listeners) from startCell, as
+// the Java adapters get a fresh client. When a cell is over its instance is stopped as the
+// one-shot run stops it (zongji.stop(), at most STOP_GRACE_MS), then taken apart: listeners
+// removed (a no-op 'error' listener left, so a late error cannot throw), both connections
+// destroyed, nothing it still emits is printed. The packages keep no per-stream state at module
+// level (checked for every pinned version: lib/capture.js of @rodrigogs/zongji caches mysql's
+// classes, nothing else).
+//
+// A cell ends by itself ({"kind":"ended","status":N}) when a one-shot run would have exited:
+// status 1 on a fatal error; status 0 when nothing is left that would keep a one-shot process
+// alive (no socket, timer or request besides this session's stdio pipes). An uncaught
+// exception ends the session process with status 1, as it ends a one-shot run; the harness
+// launches a fresh one for the next cell. stdout is written with blocking writes (fd 1) so that
+// a cell's lines always precede its "stopped"/"ended".
+const STOP_GRACE_MS = 2000;
+
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // the pipe is full
+    }
+  }
+}
+
+function sessionLine(obj) { writeAll(1, ser(obj) + '\n'); }
+
+// Takes a cell's instance apart (see above); idempotent.
+function closeCell(cell) {
+  if (cell.closed) return;
+  cell.closed = true;
+  const z = cell.zongji;
+  if (!z) return;
+  z.removeAllListeners();
+  z.on('error', () => {});
+  for (const c of [z.connection, z.ctrlConnection]) {
+    try { if (c) c.destroy(); } catch (e) { /* already gone */ }
+  }
+}
+
+// Stops a running cell as a one-shot SIGTERM does (zongji.stop(); done at 'stopped', when
+// nothing keeps the process busy any more - where a one-shot run exits by itself, e.g.
+// @rodrigogs/zongji, which has no 'stopped' event - or after STOP_GRACE_MS), then closes it;
+// resolves when done. Its timers are unref'ed: they do not count in drained().
+function stopCell(cell) {
+  return new Promise((resolve) => {
+    if (cell.closed) return resolve();
+    cell.stopping = true;
+    let timer = null, poll = null, done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearInterval(poll);
+      closeCell(cell);
+      resolve();
+    };
+    timer = setTimeout(finish, STOP_GRACE_MS);
+    timer.unref();
+    poll = setInterval(() => { if (drained()) finish(); }, 10);
+    poll.unref();
+    cell.zongji.once('stopped', () => setImmediate(finish));
+    try { cell.zongji.stop(); } catch (e) { finish(); }
+  });
+}
+
+// Nothing left that keeps a one-shot process alive (this session's stdin/stdout/stderr pipes
+// aside): the one-shot run would have exited 0 here.
+function drained() {
+  return process.getActiveResourcesInfo().every((r) => r === 'PipeWrap' || r === 'TTYWrap');
+}
+
+async function serveSession() {
+  let lib = null;
+  let cur = null; // {id, cell}
+  const ended = (c, status) => {
+    if (cur !== c) return;
+    cur = null;
+    closeCell(c.cell);
+    sessionLine({ kind: 'ended', cell: c.id, status });
+  };
+  const startLine = async (id, env) => {
+    if (!lib) lib = await loadZongJi(); // a failure ends the process, as it ends a one-shot run
+    const c = { id, cell: newCell() };
+    cur = c;
+    const out = {
+      line: (obj) => { if (cur === c) sessionLine(obj); },
+      died: (status) => ended(c, status),
+    };
+    try {
+      startCell(lib, env, out, c.cell);
+    } catch (err) { // what main().catch does in a one-shot run
+      out.line({ kind: 'error', message: String((err && err.message) || err) });
+      process.stderr.write(String((err && err.stack) || err) + '\n');
+      ended(c, 1);
+    }
+  };
+  const stopLine = async (id) => {
+    if (cur && cur.id === id) {
+      const c = cur;
+      cur = null;
+      await stopCell(c.cell);
+    }
+    sessionLine({ kind: 'stopped', cell: id });
+  };
+  setInterval(() => {
+    if (cur && cur.cell && !cur.cell.stopping && !cur.cell.closed && drained()) ended(cur, 0);
+  }, 100).unref();
+
+  const rl = require('readline').createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let queue = Promise.resolve(); // lines are handled one after the other
+  // a failure of the session itself (loading the package) ends the process as it ends a
+  // one-shot run: an error line, exit 1
+  const fail = (err) => {
+    sessionLine({ kind: 'error', message: String((err && err.message) || err) });
+    process.stderr.write(String((err && err.stack) || err) + '\n');
+    process.exit(1);
+  };
+  rl.on('line', (text) => {
+    queue = queue.then(async () => {
+      if (!text.trim()) return;
+      let m = null;
+      try { m = JSON.parse(text); } catch (e) { /* reported below */ }
+      const id = m && m.cell !== undefined ? String(m.cell) : '';
+      if (m && m.kind === 'start') {
+        if (cur) { const c = cur; cur = null; await stopCell(c.cell); }
+        const env = {};
+        for (const [k, v] of Object.entries((m.env && typeof m.env === 'object') ? m.env : {})) {
+          if (v !== null && v !== undefined) env[k] = String(v);
+        }
+        for (const k of ['CDCH_CACHE', 'CDCH_VERSION', 'CDCH_BIN']) {
+          if (!(k in env) && process.env[k] !== undefined) env[k] = process.env[k];
+        }
+        await startLine(id, env);
+      } else if (m && m.kind === 'stop') {
+        await stopLine(id);
+      } else {
+        process.stderr.write(`adapter: bad session line: ${text}\n`);
+      }
+    }).catch(fail);
+  });
+  rl.on('close', () => {
+    queue = queue.then(async () => {
+      if (cur) { const c = cur; cur = null; await stopCell(c.cell); }
+      process.exit(0);
+    });
+  });
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+(process.env.CDCH_SESSION === '1' ? serveSession() : main()).catch((err) => {
   emit({ kind: 'error', message: String((err && err.message) || err) });
   process.stderr.write(String((err && err.stack) || err) + '\n');
   process.exit(1);
