@@ -21,6 +21,11 @@
 #                                                compressed:   an error line about
 #                                                TRANSACTION_PAYLOAD, the consumer goes on
 #
+# Then session mode (consumers/README.md "Session mode"), every version: one adapter process
+# serves five cells - uncompressed, compressed, a consumer that dies, one that hangs, and
+# uncompressed again - with the same predictions, the dead cell ending as a one-shot run does and
+# the hung one stopped within 6 s (check_session below).
+#
 # "silent skip" = no error line and exactly the expected rows of the transactions that were not
 # compressed. The default scenario interleaves never-compressed MyISAM/MEMORY transactions
 # with compressed InnoDB ones, so a skip is told apart from a stall. Values a consumer cannot
@@ -81,6 +86,59 @@ check() {
     grep -E '^  known:' <<<"$v" | cut -c1-240
 }
 
+# check_session LABEL FAMILY VERSION PREDICTION KNOWN -- RUN...
+# Session mode (consumers/README.md "Session mode"): ONE adapter process (CDCH_SESSION=1) serves
+# five cells one after the other, driven by consumers_py_node_check.py session: uncompressed
+# (every row), compressed (PREDICTION), a consumer that dies (nothing listens on its port: it
+# must end by itself with the status and error lines of a one-shot run), a consumer that hangs
+# (a port that accepts and never answers: "stop" answered within 6 s, no rows) and uncompressed
+# again (every row: nothing of the dead and the hung cell carried over). Each cell has its own
+# fake primary; the adapter's own environment has none of the cells' settings.
+check_session() {
+    local label="$1 [session]" fam=$2 ver=$3 pred=$4 known=$5
+    shift 6
+    [ "${setup_ok[$fam/$ver]:-1}" = 0 ] || return 0 # setup failed: reported by check
+    local dir="$cache/$fam/$ver" state="$tmp/state.session.$fam.$ver" out="$tmp/session.$fam.$ver"
+    local m n=0 name ports=() pids=()
+    mkdir -p "$state"
+    for m in uncompressed compressed uncompressed; do
+        n=$((n + 1))
+        name=sess$n
+        SERVE_MODE=$m
+        if ! serve_start "$name" --user cdch --password cdch --quiet --auth "$serve_auth" 2>"$out.serve"; then
+            bad "$label: cdcharness serve ($m) did not start" "$(tail -3 "$out.serve")"
+            for m in "${pids[@]}"; do stop_pid "$m"; done
+            return 0
+        fi
+        local pv=${name}_PORT iv=${name}_PID
+        ports+=("${!pv}")
+        pids+=("${!iv}")
+    done
+    local dead
+    dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    local cmd=() a
+    for a in "$@"; do cmd+=("${a//\{cache\}/$dir}"); done
+    env CDCH_HOST=127.0.0.1 CDCH_USER=cdch CDCH_PASSWORD=cdch CDCH_START_FILE="$first_file" CDCH_START_POS=4 \
+        CDCH_DATABASES="$databases" CDCH_STATE_DIR="$state" CDCH_CACHE="$dir" CDCH_VERSION="$ver" \
+        timeout 240 python3 "$check_py" session --label "$label" --cwd "$consumers/$fam" --log "$out.err" --known "$known" \
+        --cell "good:${ports[0]}:$gen/uncompressed/expected.jsonl:pass" \
+        --cell "good:${ports[1]}:$gen/compressed/expected.jsonl:$pred" \
+        --cell "dies:$dead" --cell hangs \
+        --cell "good:${ports[2]}:$gen/uncompressed/expected.jsonl:pass" \
+        -- "${cmd[@]}" >"$out" 2>&1
+    local rc=$?
+    count_client_lines "$out"
+    # one result per cell and one for the session's end; fewer: the driver stopped early
+    local results
+    results=$(grep -c -E '^(PASS|FAIL) ' "$out")
+    [ "$results" -eq 6 ] || bad "$label: $results results from the session driver, 6 expected"
+    if [ $rc -ne 0 ]; then
+        [ $rc -eq 1 ] || bad "$label: the session driver failed (status $rc)"
+        echo "       adapter stderr: $(grep -v -i deprecat "$out.err" | tail -3 | cut -c1-300)"
+    fi
+    for m in "${pids[@]}"; do stop_pid "$m"; done
+}
+
 # ------------------------------------------------------------ the adapters
 # KNOWN_*: table.column values the consumer itself cannot represent (documented in the adapters
 # and manifests); they matter only for scenarios that have such columns (crud-basic, all-types).
@@ -128,5 +186,26 @@ for mode in uncompressed compressed; do
     check "@vlasky/zongji 0.9.0" vlasky-zongji 0.9.0 $mode "$err" "$KNOWN_VLASKY9" \
         -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
 done
+
+# session mode, every version: one adapter process, five cells (check_session)
+check_session "python-mysql-replication 0.45.1" $py 0.45.1 silent-skip "$KNOWN_PY0" \
+    -- "{cache}/venv/bin/python" adapter.py
+check_session "python-mysql-replication 1.0.17" $py 1.0.17 silent-skip "$KNOWN_PY1" \
+    -- "{cache}/venv/bin/python" adapter.py
+serve_auth=mysql_native_password
+check_session "zongji 0.5.1" zongji 0.5.1 silent-skip "$KNOWN_ZJ_OLD" -- node ../zongji/adapter.js zongji "{cache}"
+check_session "@rodrigogs/zongji 0.4.14" rodrigogs-zongji 0.4.14 silent-skip "$KNOWN_ZJ_OLD" \
+    -- node ../zongji/adapter.js @rodrigogs/zongji "{cache}"
+serve_auth=caching_sha2_password
+for v in 0.1.0 0.6.2; do
+    check_session "@powersync/mysql-zongji $v" powersync-mysql-zongji $v silent-skip "$KNOWN_ZJ_OLD" \
+        -- node ../zongji/adapter.js @powersync/mysql-zongji "{cache}"
+done
+check_session "@vlasky/zongji 0.6.1" vlasky-zongji 0.6.1 silent-skip "$KNOWN_ZJ_OLD" \
+    -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+check_session "@vlasky/zongji 0.7.1" vlasky-zongji 0.7.1 error-skip "$KNOWN_VLASKY7" \
+    -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+check_session "@vlasky/zongji 0.9.0" vlasky-zongji 0.9.0 error-skip "$KNOWN_VLASKY9" \
+    -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
 
 summary
