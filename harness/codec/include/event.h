@@ -48,6 +48,8 @@ enum { CDCH_ROWS_STMT_END_F = 0x0001 };
 
 /* zlib-compatible CRC32 (the binlog checksum). */
 uint32_t cdch_crc32(uint32_t crc, const void *data, size_t len);
+/* The same by tables only (what cdch_crc32 does where the CPU lacks PCLMULQDQ; for tests). */
+uint32_t cdch_crc32_tables(uint32_t crc, const void *data, size_t len);
 
 typedef struct cdch_event_header {
     uint32_t timestamp;
