@@ -1,6 +1,7 @@
 /* zstd_frame.c — one-frame zstd compression/decompression for
  * TRANSACTION_PAYLOAD events (MySQL writes exactly one frame per payload,
  * no dictionary, no checksum; it reads concatenated frames). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <zstd.h>
 
@@ -72,16 +73,39 @@ int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_s
     return rc;
 }
 
+/* One decompression context per thread, kept for the thread's life: payloads
+ * are small and many, and creating a context costs more than decompressing
+ * a few kilobytes. Freed when the thread ends. */
+static pthread_key_t g_dkey;
+static pthread_once_t g_donce = PTHREAD_ONCE_INIT;
+
+static void dctx_free(void *d) { ZSTD_freeDCtx(d); }
+static void dkey_init(void) { (void)pthread_key_create(&g_dkey, dctx_free); }
+
+static ZSTD_DCtx *thread_dctx(void)
+{
+    pthread_once(&g_donce, dkey_init);
+    ZSTD_DCtx *d = pthread_getspecific(g_dkey);
+    if (d) {
+        ZSTD_DCtx_reset(d, ZSTD_reset_session_only); /* a fresh frame, whatever the last call left */
+        return d;
+    }
+    d = ZSTD_createDCtx();
+    if (d && pthread_setspecific(g_dkey, d) != 0) {
+        ZSTD_freeDCtx(d);
+        d = NULL;
+    }
+    return d;
+}
+
 /* One ZSTD_decompressStream call into out, keeping what it holds from
  * `start` under max_size bytes: *r is the call's result, *made the bytes
- * it wrote. On error dctx is freed and -1 returned. */
+ * it wrote; -1 with err on error. */
 static int dstep(ZSTD_DCtx *dctx, ZSTD_inBuffer *in, cdch_buf *out, size_t start, size_t max_size, bool flushing,
                  size_t *r, size_t *made, cdch_err *err)
 {
-    if (out->len - start >= max_size) {
-        ZSTD_freeDCtx(dctx);
+    if (out->len - start >= max_size)
         return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
-    }
     size_t chunk = ZSTD_DStreamOutSize();
     if (chunk > max_size - (out->len - start))
         chunk = max_size - (out->len - start);
@@ -89,7 +113,6 @@ static int dstep(ZSTD_DCtx *dctx, ZSTD_inBuffer *in, cdch_buf *out, size_t start
     ZSTD_outBuffer ob = {out->data + out->len, chunk, 0};
     *r = ZSTD_decompressStream(dctx, &ob, in);
     if (ZSTD_isError(*r)) {
-        ZSTD_freeDCtx(dctx);
         if (flushing)
             return cdch_err_set(err, "zstd payload is corrupt: %s", ZSTD_getErrorName(*r));
         return cdch_err_set(err, "zstd payload is corrupt: %s (at compressed byte %zu of %zu)", ZSTD_getErrorName(*r),
@@ -102,7 +125,7 @@ static int dstep(ZSTD_DCtx *dctx, ZSTD_inBuffer *in, cdch_buf *out, size_t start
 
 int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_buf *out, cdch_err *err)
 {
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    ZSTD_DCtx *dctx = thread_dctx();
     if (!dctx)
         return cdch_err_set(err, "cannot create a zstd decompression context (out of memory?)");
     ZSTD_inBuffer in = {src, len, 0};
@@ -118,11 +141,8 @@ int cdch_zstd_decompress(const uint8_t *src, size_t len, size_t max_size, cdch_b
     while (r != 0) {
         if (dstep(dctx, &in, out, start, max_size, true, &r, &made, err) < 0)
             return -1;
-        if (made == 0) {
-            ZSTD_freeDCtx(dctx);
+        if (made == 0)
             return cdch_err_set(err, "zstd payload is truncated: the frame ends before its last block");
-        }
     }
-    ZSTD_freeDCtx(dctx);
     return 0;
 }
