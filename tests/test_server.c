@@ -1277,6 +1277,19 @@ START_TEST(bad_clients_beside_a_dump)
     uint8_t t[14] = {100, 0, 0, 0, 0x03, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1', ' '};
     ck_assert_int_eq(write(fd, t, sizeof t), (ssize_t)sizeof t);
     close(fd);
+    /* stalled mid-packet: net_read_timeout (here 1 s) ends it with MySQL's 1159 */
+    fd = raw_login();
+    const char *set = "\x03SET net_read_timeout = 1";
+    raw_write(fd, 0, set, strlen(set));
+    uint8_t ok[64];
+    ck_assert_int_gt(raw_read(fd, ok, sizeof ok, NULL), 0);
+    ck_assert_uint_eq(ok[0], 0);
+    double t0 = now_s();
+    ck_assert_int_eq(write(fd, t, sizeof t), (ssize_t)sizeof t); /* 100 bytes announced, 10 sent, then nothing */
+    raw_expect_err(fd, 1159, "Got timeout reading communication packets", true);
+    double waited = now_s() - t0;
+    ck_assert_msg(waited >= 0.9 && waited < 8, "ERR 1159 after %.2f s (net_read_timeout = 1)", waited);
+    close(fd);
     /* garbage instead of a handshake response, and a response cut short */
     fd = raw_connect(g_raw.port);
     uint8_t g[512];

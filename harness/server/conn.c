@@ -72,11 +72,36 @@ static int raw_send(srv_conn *c, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Read exactly n bytes. Returns 0, 1 on EOF before the first byte, -1 on error. */
-static int raw_recv(srv_conn *c, uint8_t *p, size_t n)
+/* @@net_read_timeout of the session (SET net_read_timeout = N), else MySQL's default 30 s. */
+static int read_timeout_ms(const srv_conn *c)
+{
+    size_t i = srv_var_index(c->sysvars, c->nsysvars, "net_read_timeout");
+    long s = i < c->nsysvars && c->sysvars[i].value ? strtol(c->sysvars[i].value, NULL, 10) : 30;
+    return (int)(s < 1 ? 1 : s > 31536000 ? 31536000 : s) * 1000;
+}
+
+/* Wait until fd is readable (or TLS holds bytes): 0, or -2 after net_read_timeout. */
+static int wait_readable(srv_conn *c)
+{
+    if (c->ssl && SSL_pending((SSL *)c->ssl) > 0)
+        return 0;
+    struct pollfd pfd = {c->fd, POLLIN, 0};
+    int r;
+    while ((r = poll(&pfd, 1, read_timeout_ms(c))) < 0 && errno == EINTR) {
+    }
+    return r == 0 ? -2 : 0; /* poll errors and hang-ups surface in the read */
+}
+
+/* Read exactly n bytes. Returns 0, 1 on EOF before the first byte, -1 on
+ * error, -2 when a byte took longer than net_read_timeout to come: only
+ * waits inside a packet are timed (timed: this read continues one; and
+ * always after its first byte), an idle connection waits for ever. */
+static int raw_recv(srv_conn *c, uint8_t *p, size_t n, bool timed)
 {
     size_t got = 0;
     while (got < n) {
+        if ((timed || got > 0) && wait_readable(c) != 0)
+            return -2;
         if (c->ssl) {
             size_t want = n - got;
             int r = SSL_read((SSL *)c->ssl, p + got, want > (1u << 30) ? (1 << 30) : (int)want);
@@ -177,14 +202,26 @@ static int refuse_packet(srv_conn *c, uint8_t got_seq, uint16_t code, const char
     return cdch_err_set(err, "connection %u: %s", c->id, why);
 }
 
+/* MySQL's ER_NET_READ_INTERRUPTED when a packet stalls longer than net_read_timeout, then the end. */
+static int read_timed_out(srv_conn *c, cdch_err *err)
+{
+    c->seq = 0;
+    conn_err(c, 1159, "08S01", "Got timeout reading communication packets");
+    fprintf(stderr, "cdcharness serve: connection %u from %s: a packet stalled longer than net_read_timeout (%d s); "
+            "answered with ERR 1159 and closed\n", c->id, c->peer, read_timeout_ms(c) / 1000);
+    return cdch_err_set(err, "connection %u: timeout reading a packet", c->id);
+}
+
 int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err)
 {
     cdch_buf_reset(payload);
-    for (;;) {
+    for (bool more = false;; more = true) {
         uint8_t h[4];
-        int r = raw_recv(c, h, 4);
+        int r = raw_recv(c, h, 4, more);
         if (r == 1 && payload->len == 0)
             return 1;
+        if (r == -2)
+            return read_timed_out(c, err);
         if (r != 0)
             return cdch_err_set(err, "connection %u: read error or connection closed mid-packet", c->id);
         size_t len = cdch_le24(h);
@@ -198,8 +235,9 @@ int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err)
             return refuse_packet(c, h[3], 1153, "Got a packet bigger than 'max_allowed_packet' bytes", err,
                                  "packet larger than max_allowed_packet (64 MiB)");
         uint8_t *dst = cdch_buf_extend(payload, len);
-        if (len && raw_recv(c, dst, len) != 0)
-            return cdch_err_set(err, "connection %u: connection closed mid-packet", c->id);
+        if (len && (r = raw_recv(c, dst, len, true)) != 0)
+            return r == -2 ? read_timed_out(c, err)
+                           : cdch_err_set(err, "connection %u: connection closed mid-packet", c->id);
         if (len < MAX_CHUNK)
             break;
     }

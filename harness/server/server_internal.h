@@ -198,8 +198,11 @@ void srv_conn_session(srv_conn *c);
  * connection phase the id after the server's last packet); then seq is
  * the id + 1. A packet out of sequence gets ERR 1156 "Got packets out of
  * order", one over SRV_MAX_ALLOWED_PACKET ERR 1153 "Got a packet bigger
- * than 'max_allowed_packet' bytes" (both 08S01, as MySQL's my_net_read),
- * and -1. Returns 0, 1 on clean EOF, -1 on error. */
+ * than 'max_allowed_packet' bytes", one whose bytes stop coming for
+ * @@net_read_timeout seconds (session value, default 30) ERR 1159 "Got
+ * timeout reading communication packets" (all 08S01, as MySQL's
+ * my_net_read), and -1; waiting for a command's first byte is not timed.
+ * Returns 0, 1 on clean EOF, -1 on error. */
 int conn_read(srv_conn *c, cdch_buf *payload, cdch_err *err);
 /* Write one logical packet with the next sequence id(s) (splits >16 MiB). */
 int conn_write(srv_conn *c, const uint8_t *p, size_t n);
