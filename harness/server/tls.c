@@ -9,7 +9,11 @@
  * for 10 years) are generated at start, like MySQL's auto-generated
  * certificates. The RSA key doubles as the caching_sha2_password key pair;
  * when the given key is not RSA a separate RSA key is generated for that.
+ * The generated key is made once per process and shared by every server in
+ * it (a run starts a fake primary per cell: 2048-bit key generation costs
+ * 0.1-0.3 s of CPU each time); each server signs its own certificate.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +37,20 @@ static int ssl_fail(cdch_err *err, const char *what)
         ERR_error_string_n(e, buf, sizeof buf);
     ERR_clear_error();
     return cdch_err_set(err, "TLS setup: %s%s%s", what, buf[0] ? ": " : "", buf);
+}
+
+static EVP_PKEY *g_key; /* the process's generated RSA key (never freed: servers share it) */
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+static void gen_key(void) { g_key = EVP_RSA_gen(2048); }
+
+/* A new reference to the process's generated RSA key, or NULL. */
+static EVP_PKEY *shared_key(void)
+{
+    pthread_once(&g_key_once, gen_key);
+    if (g_key && EVP_PKEY_up_ref(g_key) != 1)
+        return NULL;
+    return g_key;
 }
 
 static X509 *self_signed(EVP_PKEY *key, const char *version)
@@ -97,7 +115,7 @@ int srv_tls_init(struct cdch_server *srv, cdch_err *err)
         }
     }
     if (!key) {
-        key = EVP_RSA_gen(2048);
+        key = shared_key();
         if (!key) {
             SSL_CTX_free(ctx);
             return ssl_fail(err, "cannot generate an RSA key");
