@@ -474,13 +474,15 @@ static int check_ident(sc_ctx *c, yaml_node_t *n, const char *what, const char *
     return 0;
 }
 
-static cdch_sc_database *find_db(cdch_scenario *s, const char *name)
+cdch_sc_database *sc_find_db(cdch_sc_database *dbs, size_t n, const char *name)
 {
-    for (size_t i = 0; i < s->ndbs; i++)
-        if (strcmp(s->dbs[i].name, name) == 0)
-            return &s->dbs[i];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(dbs[i].name, name) == 0)
+            return &dbs[i];
     return NULL;
 }
+
+static cdch_sc_database *find_db(cdch_scenario *s, const char *name) { return sc_find_db(s->dbs, s->ndbs, name); }
 
 /* charset/collation pair from a mapping's keys (either may be absent) */
 static int charset_keys(sc_ctx *c, yaml_node_t *map, const char *what, const char **cs, const char **coll)
@@ -809,10 +811,30 @@ static int load_start(sc_ctx *c, yaml_node_t *n)
     return 0;
 }
 
+/* A scenario that replays a capture (capture.c): its schema, server and
+ * stream are the capture's; binlog: says only how it is served. */
+static int load_capture_root(sc_ctx *c, yaml_node_t *root, yaml_node_t *cap)
+{
+    static const char *const own[] = {"server", "databases", "tables", "transactions", "start", NULL};
+    for (size_t i = 0; own[i]; i++)
+        if (sc_get(c, root, own[i]))
+            return sc_fail(c, sc_get(c, root, own[i]),
+                           "%s: does not go with capture: (the server, schema and transactions are the capture's: "
+                           "its first binlog file and schema.sql)",
+                           own[i]);
+    static const char *const served[] = {"compression", "zstd_level", "zstd_content_size", NULL};
+    yaml_node_t *b = sc_get(c, root, "binlog");
+    if (b && sc_check_map(c, b, "binlog (with capture:, only how the stream is served)", served) < 0)
+        return -1;
+    if (load_binlog(c, b) < 0 || load_faults(c, sc_get(c, root, "faults")) < 0)
+        return -1;
+    return sc_load_capture(c, cap);
+}
+
 static int load_root(sc_ctx *c, yaml_node_t *root)
 {
     static const char *const keys[] = {"name",   "description", "server", "binlog",       "faults",
-                                       "start",  "databases",   "tables", "transactions", NULL};
+                                       "start",  "databases",   "tables", "transactions", "capture", NULL};
     if (sc_check_map(c, root, "the scenario", keys) < 0)
         return -1;
     cdch_scenario *s = c->s;
@@ -822,6 +844,8 @@ static int load_root(sc_ctx *c, yaml_node_t *root)
     if ((v = sc_get(c, root, "description")) && sc_str(c, v, "description", &s->description) < 0)
         return -1;
     c->version = 80036;
+    if ((v = sc_get(c, root, "capture")))
+        return load_capture_root(c, root, v);
     if (load_server(c, sc_get(c, root, "server")) < 0 || load_binlog(c, sc_get(c, root, "binlog")) < 0 ||
         load_faults(c, sc_get(c, root, "faults")) < 0 || load_start(c, sc_get(c, root, "start")) < 0)
         return -1;

@@ -79,6 +79,15 @@ int sc_word(sc_ctx *c, yaml_node_t *n, const char *what, const char *const *word
 /* "did you mean" helper: the candidate closest to word (edit distance <= 2), or NULL. */
 const char *sc_suggest(const char *word, const char *const *cands, size_t ncands);
 
+/* ---- captures (capture.c) ------------------------------------------------------ */
+
+/* `capture:` (a path, or {dir, flip_at}): the capture directory, the server
+ * identity from its first binlog file, databases and tables from its
+ * schema.sql. Errors point at the node. */
+int sc_load_capture(sc_ctx *c, yaml_node_t *n);
+/* The database of that name among dbs[0..n), NULL when none (load.c). */
+cdch_sc_database *sc_find_db(cdch_sc_database *dbs, size_t n, const char *name);
+
 /* ---- transactions (txn.c) ------------------------------------------------------ */
 
 int sc_load_items(sc_ctx *c, yaml_node_t *list);

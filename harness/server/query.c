@@ -881,7 +881,10 @@ static int h_show_create_table(srv_conn *c, qstmt *q, srv_result *res)
     srv_rs_col(rs, "Table", CDCH_T_VAR_STRING);
     srv_rs_col(rs, "Create Table", CDCH_T_VAR_STRING)->length = 1024 * 4;
     cdch_buf b = CDCH_BUF_INIT;
-    cdch_ddl_create_table(t, &b);
+    if (t->create_sql) /* a capture's schema.sql, as the real server answered */
+        cdch_put_str(&b, t->create_sql);
+    else
+        cdch_ddl_create_table(t, &b);
     srv_rs_str(rs, t->name);
     srv_rs_cell(rs, (const char *)b.data, b.len);
     cdch_buf_free(&b);

@@ -2,6 +2,7 @@
  * files (positions, checksums, GTIDs, compression, rotation) and the
  * expected change events. See stream.h. */
 #include "stream.h"
+#include "replay.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -524,6 +525,8 @@ static int generate(sw_writer *w, cdch_err *err)
 int cdch_stream_generate(const cdch_scenario *s, cdch_stream_mode mode, const char *out_dir,
                          cdch_stream_stats *stats, cdch_err *err)
 {
+    if (s->capture_dir) /* a captured stream is served as recorded, not generated (replay.h) */
+        return cdch_replay_generate(s, mode, out_dir, stats, err);
     char tmp[4096];
     if (cdch_stream_prepare_out(out_dir, tmp, sizeof tmp, err) != 0)
         return -1;

@@ -55,6 +55,8 @@ typedef struct cdch_sc_table {
     cdch_sc_column *cols;
     uint64_t table_id;     /* assigned by the loader: 1-based order of appearance + server base */
     cdch_sc_mark mark;
+    const char *create_sql; /* capture: the CREATE TABLE of schema.sql when it is in SHOW CREATE TABLE form
+                             * (what the fake primary answers verbatim); NULL: printed from the columns */
 } cdch_sc_table;
 
 typedef struct cdch_sc_database {
@@ -224,6 +226,12 @@ typedef struct cdch_scenario {
     cdch_sc_faults faults;
     uint64_t start_skip_txns;  /* start: {skip_txns: N}: consumers start right after the N-th transaction that
                                 * changes rows, by GTID set and by file:position (0: at the start) */
+    /* capture: DIR (scenarios/README.md "Captured streams"): the stream is a capture's binlog files,
+     * served as recorded (recompressed per mode), not generated; the schema is its schema.sql, the
+     * server identity its first file's. No items then. */
+    const char *capture_dir;   /* absolute path; NULL: a generated scenario */
+    uint64_t capture_flip_at;  /* flip streams of a capture: compression ON from this transaction
+                                * (1-based, as expected.jsonl's "txn"); 0: the middle one */
     size_t ndbs;
     cdch_sc_database *dbs;
     size_t ntables;
