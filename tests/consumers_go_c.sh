@@ -23,6 +23,9 @@
 #     (uncompressed: mariadb_rpl_extract_rows mis-decodes MySQL 8 rows events, see
 #      consumers/mariadb-rpl/manifest.yaml; consumers.md predicts only the type-40 failure)
 #
+# Then session mode for go-mysql (see "session mode" below): canon's loop under `go test`, and each
+# variant's adapter serving five cells in one process (good, good, dies, hangs, good).
+#
 # "pass" allows what the consumer cannot represent (documented in the adapters): ENUM as its
 # index where the consumer has no labels (--allow enum-index,set-bitmap). Checkpoints (gtid,
 # pos) are checked where the consumer reports them.
@@ -95,5 +98,85 @@ for mode in uncompressed compressed; do
         "$([ $mode = compressed ] && echo "Unknown event type (40)" || echo "Malformed row data packet stream")" \
         -- "{cache}/adapter"
 done
+
+# ------------------------------------------------------------ session mode (go-mysql)
+# consumers/README.md "Session mode", go-mysql (canon/session.go, one loop for the three
+# variants). First the loop on its own: `go test` in canon (exact lines of a good cell, a cell
+# that dies, one whose library prints after the stop, one stuck until its connections are
+# closed, a stop without a cell; a hung cell and a cell that leaves goroutines behind end the
+# process with the status a one-shot run has). Then each variant's adapter, ONE process
+# (CDCH_SESSION=1) for five cells, driven by consumers_py_node_check.py session: uncompressed
+# (pass), compressed (the one-shot prediction), a consumer that dies (nothing listens: "ended"
+# with the one-shot status and error lines), one that hangs (a port that accepts and never
+# answers: "stopped" within 6 s, no rows) and uncompressed again (nothing of the dead and hung
+# cells carried over). The good cells' own lines must also get the one-shot verdict from
+# consumer_verdict.py (checkpoints included).
+if command -v go >/dev/null; then
+    if [ -z "${HOME:-}" ] && [ -z "${GOCACHE:-}" ]; then export GOCACHE=$tmp/gocache; fi
+    if v=$(cd "$consumers/go-mysql/canon" && GOFLAGS=-buildvcs=false go test -count=1 . 2>&1); then
+        check_ok "go-mysql canon: session loop (go test)"
+    else
+        bad "go-mysql canon: session loop (go test)" "$(tail -15 <<<"$v")"
+    fi
+else
+    bad "go-mysql canon: session loop (go test)" "the Go toolchain (go) is needed"
+fi
+
+# check_session LABEL VERSION COMPRESSED_VERDICT KNOWN
+check_session() {
+    local label="$1 [session]" ver=$2 cverdict=$3 known=$4
+    [ "${setup_ok[$gm/$ver]:-1}" = 0 ] || return 0 # setup failed: reported by check
+    local out="$tmp/session.$ver" m n=0 ports=() pids=()
+    for m in uncompressed compressed uncompressed; do
+        n=$((n + 1))
+        SERVE_MODE=$m
+        if ! serve_start "gs$n" --user cdch --password cdch --quiet 2>"$out.serve"; then
+            bad "$label: cdcharness serve ($m) did not start" "$(tail -3 "$out.serve")"
+            for m in "${pids[@]}"; do stop_pid "$m"; done
+            return 0
+        fi
+        local pv=gs${n}_PORT iv=gs${n}_PID
+        ports+=("${!pv}")
+        pids+=("${!iv}")
+    done
+    local dead
+    dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    local pred=pass
+    [ "$cverdict" = pass ] || pred=$cverdict
+    env CDCH_HOST=127.0.0.1 CDCH_USER=cdch CDCH_PASSWORD=cdch CDCH_START_FILE="$first_file" CDCH_START_POS=4 \
+        CDCH_DATABASES="$databases" CDCH_STATE_DIR="$tmp" CDCH_CACHE="$cache/$gm/$ver" CDCH_VERSION="$ver" \
+        timeout 240 python3 "$here/consumers_py_node_check.py" session --label "$label" --cwd "$consumers/$gm" \
+        --log "$out.err" --known "$known" \
+        --cell "good:${ports[0]}:$gen/uncompressed/expected.jsonl:pass" \
+        --cell "good:${ports[1]}:$gen/compressed/expected.jsonl:$pred" \
+        --cell "dies:$dead" --cell hangs \
+        --cell "good:${ports[2]}:$gen/uncompressed/expected.jsonl:pass" \
+        -- "$cache/$gm/$ver/adapter" >"$out" 2>&1
+    local rc=$?
+    count_client_lines "$out"
+    local results
+    results=$(grep -c -E '^(PASS|FAIL) ' "$out")
+    [ "$results" -eq 6 ] || bad "$label: $results results from the session driver, 6 expected" "$(tail -5 "$out")"
+    [ $rc -le 1 ] || bad "$label: the session driver failed (status $rc)" "$(tail -3 "$out")"
+    [ $rc -eq 0 ] || echo "       adapter stderr: $(grep -v '^\[\|^time=' "$out.err" | tail -3 | cut -c1-300)"
+    for m in "${pids[@]}"; do stop_pid "$m"; done
+    # the good cells' lines, judged as the one-shot runs are
+    local c f v want
+    for c in 1:uncompressed:pass 2:compressed:$cverdict 5:uncompressed:pass; do
+        IFS=: read -r n m want <<<"$c"
+        f="$out.err.cell_${n}_good.jsonl"
+        v=$(python3 "$verdict_py" "$gen/$m/expected.jsonl" "$f" --checkpoints --allow enum-index,set-bitmap 2>&1)
+        if [ "${v%%$'\n'*}" = "verdict: $want" ] || [[ "${v%%$'\n'*}" == "verdict: $want "* ]]; then
+            check_ok "$label cell $n [$m]: ${v%%$'\n'*}"
+        else
+            bad "$label cell $n [$m]: expected $want, ${v%%$'\n'*}" "${v#*$'\n'}"
+        fi
+    done
+}
+
+# raw loops print ENUM as its index (no labels in the TABLE_MAP of this scenario)
+check_session "go-mysql v1.7.0 raw BinlogSyncer" v1.7.0+raw silent-skip "orders.status"
+check_session "go-mysql v1.16.0 canal" v1.16.0+canal pass ""
+check_session "go-mysql v1.16.0 raw BinlogSyncer + TransactionPayloadEvent" v1.16.0+raw-payload pass "orders.status"
 
 summary

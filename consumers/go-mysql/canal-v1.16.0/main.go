@@ -17,10 +17,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"cdcharness/consumers/go-mysql/canon"
@@ -33,6 +33,7 @@ import (
 
 type handler struct {
 	canal.DummyEventHandler
+	out     *canon.Cell
 	gtid    string
 	pending []canon.Row
 }
@@ -184,7 +185,7 @@ func (h *handler) OnGTID(header *replication.EventHeader, e mysql.BinlogGTIDEven
 
 func (h *handler) OnPosSynced(header *replication.EventHeader, pos mysql.Position, set mysql.GTIDSet, force bool) error {
 	if len(h.pending) > 0 {
-		canon.Emit(h.pending, h.gtid, pos.Name, uint64(pos.Pos))
+		h.out.Emit(h.pending, h.gtid, pos.Name, uint64(pos.Pos))
 		h.pending = h.pending[:0]
 	}
 	return nil
@@ -192,8 +193,13 @@ func (h *handler) OnPosSynced(header *replication.EventHeader, pos mysql.Positio
 
 func (h *handler) String() string { return "cdcharness" }
 
-func main() {
-	env := canon.ReadEnv()
+func main() { canon.Main(run) }
+
+// run is one consumer run (canon.Cell): a fresh canal.Canal and handler,
+// until canal's Run returns (status 1: canal stopped on an error) or the
+// cell is stopped (canal.Close, as canal's users stop it).
+func run(cell *canon.Cell) int {
+	env := cell.Env
 	cfg := canal.NewDefaultConfig()
 	cfg.Addr = net.JoinHostPort(env.Host, strconv.Itoa(int(env.Port)))
 	cfg.User = env.User
@@ -202,30 +208,39 @@ func main() {
 	cfg.Flavor = "mysql"
 	cfg.Dump.ExecutionPath = "" // binlog only, no mysqldump
 	cfg.TimestampStringLocation = time.UTC
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if d := cell.Dialer(); d != nil { // session: the default dialer, its connections closed at stop
+		cfg.Dialer = d
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(cell.Stderr(), nil))
 	for _, db := range env.Databases {
 		cfg.IncludeTableRegex = append(cfg.IncludeTableRegex, "^"+regexp.QuoteMeta(db)+`\..*$`)
 	}
 
 	c, err := canal.NewCanal(cfg)
 	if err != nil {
-		canon.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+		return cell.Fatal("go-mysql v1.16.0 canal: " + err.Error())
 	}
-	defer c.Close()
-	c.SetEventHandler(&handler{})
+	var once sync.Once
+	closeCanal := func() { once.Do(c.Close) }
+	defer closeCanal()
+	cell.OnStop(closeCanal)
+	c.SetEventHandler(&handler{out: cell})
 
-	canon.Ready()
+	cell.Ready()
 	if env.HaveGTIDSet {
 		set, perr := mysql.ParseGTIDSet("mysql", env.GTIDSet)
 		if perr != nil {
-			canon.Fatal("bad CDCH_GTID_SET: " + perr.Error())
+			return cell.Fatal("bad CDCH_GTID_SET: " + perr.Error())
 		}
 		err = c.StartFromGTID(set)
 	} else {
 		err = c.RunFrom(mysql.Position{Name: env.StartFile, Pos: env.StartPos})
 	}
-	if err != nil {
-		canon.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+	if cell.Stopping() {
+		return 0
 	}
-	canon.Fatal("go-mysql v1.16.0 canal: Run returned without an error")
+	if err != nil {
+		return cell.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+	}
+	return cell.Fatal("go-mysql v1.16.0 canal: Run returned without an error")
 }

@@ -9,7 +9,6 @@
 package canon
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
@@ -17,7 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -62,23 +60,6 @@ const (
 
 // ---------------------------------------------------------------- output
 
-var out = bufio.NewWriterSize(os.Stdout, 1<<16)
-
-// Line writes one JSON line to stdout and flushes it.
-func Line(b []byte) {
-	out.Write(b)
-	out.WriteByte('\n')
-	out.Flush()
-}
-
-// Ready prints {"kind":"ready"}.
-func Ready() { Line([]byte(`{"kind":"ready"}`)) }
-
-// Error prints {"kind":"error","message":...}.
-func Error(msg string) {
-	Line([]byte(`{"kind":"error","message":` + string(JSONString(msg)) + `}`))
-}
-
 // KV is one column of an image: its name and its canonical JSON value.
 type KV struct {
 	Key string
@@ -91,8 +72,6 @@ type Row struct {
 	Before, After []KV // nil = image absent
 }
 
-// Emit prints rows with the checkpoint gtid ("" = none) and file:pos
-// (file "" = none).
 // PairRows turns the n rows of one rows event into canonical rows: one image
 // per row for insert (after) and delete (before), before/after pairs for
 // update. img(k) builds the image of the event's row k.
@@ -123,34 +102,34 @@ func PairRows(op, db, table string, n int, img func(k int) ([]KV, error)) ([]Row
 	return out, nil
 }
 
-func Emit(rows []Row, gtid, file string, pos uint64) {
-	for _, r := range rows {
-		var b bytes.Buffer
-		b.WriteString(`{"op":`)
-		b.Write(JSONString(r.Op))
-		b.WriteString(`,"db":`)
-		b.Write(JSONString(r.DB))
-		b.WriteString(`,"table":`)
-		b.Write(JSONString(r.Table))
-		b.WriteString(`,"before":`)
-		writeImage(&b, r.Before)
-		b.WriteString(`,"after":`)
-		writeImage(&b, r.After)
-		b.WriteString(`,"gtid":`)
-		if gtid == "" {
-			b.WriteString("null")
-		} else {
-			b.Write(JSONString(gtid))
-		}
-		b.WriteString(`,"pos":`)
-		if file == "" {
-			b.WriteString("null")
-		} else {
-			fmt.Fprintf(&b, `{"file":%s,"pos":%d}`, JSONString(file), pos)
-		}
-		b.WriteByte('}')
-		Line(b.Bytes())
+// eventLine is the change event line of r with the checkpoint gtid ("" =
+// none) and file:pos (file "" = none).
+func eventLine(r Row, gtid, file string, pos uint64) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"op":`)
+	b.Write(JSONString(r.Op))
+	b.WriteString(`,"db":`)
+	b.Write(JSONString(r.DB))
+	b.WriteString(`,"table":`)
+	b.Write(JSONString(r.Table))
+	b.WriteString(`,"before":`)
+	writeImage(&b, r.Before)
+	b.WriteString(`,"after":`)
+	writeImage(&b, r.After)
+	b.WriteString(`,"gtid":`)
+	if gtid == "" {
+		b.WriteString("null")
+	} else {
+		b.Write(JSONString(gtid))
 	}
+	b.WriteString(`,"pos":`)
+	if file == "" {
+		b.WriteString("null")
+	} else {
+		fmt.Fprintf(&b, `{"file":%s,"pos":%d}`, JSONString(file), pos)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 func writeImage(b *bytes.Buffer, img []KV) {
@@ -184,49 +163,44 @@ type Env struct {
 	Databases            []string
 }
 
-// ReadEnv reads the CDCH_* variables; missing host/port is fatal.
-func ReadEnv() Env {
+// parseEnv reads the CDCH_* variables through lookup (the process
+// environment, or a session cell's env); a missing port is an error.
+func parseEnv(lookup func(string) (string, bool)) (Env, error) {
+	get := func(k string) string { v, _ := lookup(k); return v }
 	var e Env
-	e.Host = os.Getenv("CDCH_HOST")
+	e.Host = get("CDCH_HOST")
 	if e.Host == "" {
 		e.Host = "127.0.0.1"
 	}
-	p, err := strconv.ParseUint(os.Getenv("CDCH_PORT"), 10, 16)
+	p, err := strconv.ParseUint(get("CDCH_PORT"), 10, 16)
 	if err != nil || p == 0 {
-		Fatal("CDCH_PORT is not set to a port number")
+		return e, fmt.Errorf("CDCH_PORT is not set to a port number")
 	}
 	e.Port = uint16(p)
-	e.User = os.Getenv("CDCH_USER")
+	e.User = get("CDCH_USER")
 	if e.User == "" {
 		e.User = "root"
 	}
-	e.Password = os.Getenv("CDCH_PASSWORD")
-	sid, err := strconv.ParseUint(os.Getenv("CDCH_SERVER_ID"), 10, 32)
+	e.Password = get("CDCH_PASSWORD")
+	sid, err := strconv.ParseUint(get("CDCH_SERVER_ID"), 10, 32)
 	if err != nil || sid == 0 {
 		sid = 1001
 	}
 	e.ServerID = uint32(sid)
-	e.StartFile = os.Getenv("CDCH_START_FILE")
+	e.StartFile = get("CDCH_START_FILE")
 	e.StartPos = 4
-	if s := os.Getenv("CDCH_START_POS"); s != "" {
+	if s := get("CDCH_START_POS"); s != "" {
 		if v, err := strconv.ParseUint(s, 10, 32); err == nil {
 			e.StartPos = uint32(v)
 		}
 	}
-	e.GTIDSet, e.HaveGTIDSet = os.LookupEnv("CDCH_GTID_SET")
-	for _, d := range strings.Split(os.Getenv("CDCH_DATABASES"), ",") {
+	e.GTIDSet, e.HaveGTIDSet = lookup("CDCH_GTID_SET")
+	for _, d := range strings.Split(get("CDCH_DATABASES"), ",") {
 		if d = strings.TrimSpace(d); d != "" {
 			e.Databases = append(e.Databases, d)
 		}
 	}
-	return e
-}
-
-// Fatal prints an error line and exits 1 (the consumer died).
-func Fatal(msg string) {
-	Error(msg)
-	fmt.Fprintln(os.Stderr, msg)
-	os.Exit(1)
+	return e, nil
 }
 
 // ---------------------------------------------------------------- values

@@ -15,10 +15,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +28,7 @@ import (
 )
 
 type consumer struct {
+	out     *canon.Cell
 	file    string
 	gtid    string
 	pending []canon.Row
@@ -133,7 +132,7 @@ func (c *consumer) rows(h *replication.EventHeader, e *replication.RowsEvent) er
 }
 
 func (c *consumer) commit(pos uint32) {
-	canon.Emit(c.pending, c.gtid, c.file, uint64(pos))
+	c.out.Emit(c.pending, c.gtid, c.file, uint64(pos))
 	c.pending = c.pending[:0]
 }
 
@@ -173,8 +172,12 @@ func (c *consumer) event(ev *replication.BinlogEvent) error {
 	return nil
 }
 
-func main() {
-	env := canon.ReadEnv()
+func main() { canon.Main(run) }
+
+// run is one consumer run (canon.Cell): a fresh BinlogSyncer and loop state,
+// until the stream fails (status 1) or the cell is stopped (its context).
+func run(cell *canon.Cell) int {
+	env := cell.Env
 	cfg := replication.BinlogSyncerConfig{
 		ServerID:                env.ServerID,
 		Flavor:                  "mysql",
@@ -183,34 +186,38 @@ func main() {
 		User:                    env.User,
 		Password:                env.Password,
 		TimestampStringLocation: time.UTC,
-		Logger:                  slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Dialer:                  cell.Dialer(), // nil one-shot: the library's default
+		Logger:                  slog.New(slog.NewTextHandler(cell.Stderr(), nil)),
 	}
 	syncer := replication.NewBinlogSyncer(cfg)
 	defer syncer.Close()
 
-	c := &consumer{file: env.StartFile}
+	c := &consumer{out: cell, file: env.StartFile}
 	var streamer *replication.BinlogStreamer
 	var err error
 	if env.HaveGTIDSet {
 		var set mysql.GTIDSet
 		if set, err = mysql.ParseGTIDSet("mysql", env.GTIDSet); err != nil {
-			canon.Fatal("bad CDCH_GTID_SET: " + err.Error())
+			return cell.Fatal("bad CDCH_GTID_SET: " + err.Error())
 		}
 		streamer, err = syncer.StartSyncGTID(set)
 	} else {
 		streamer, err = syncer.StartSync(mysql.Position{Name: env.StartFile, Pos: env.StartPos})
 	}
 	if err != nil {
-		canon.Fatal("go-mysql v1.16.0 BinlogSyncer: " + err.Error())
+		return cell.Fatal("go-mysql v1.16.0 BinlogSyncer: " + err.Error())
 	}
-	canon.Ready()
+	cell.Ready()
 	for {
-		ev, err := streamer.GetEvent(context.Background())
+		ev, err := streamer.GetEvent(cell.Context())
 		if err != nil {
-			canon.Fatal("go-mysql v1.16.0 BinlogSyncer: " + err.Error())
+			if cell.Stopping() {
+				return 0
+			}
+			return cell.Fatal("go-mysql v1.16.0 BinlogSyncer: " + err.Error())
 		}
 		if err := c.event(ev); err != nil {
-			canon.Fatal("go-mysql v1.16.0 adapter: " + err.Error())
+			return cell.Fatal("go-mysql v1.16.0 adapter: " + err.Error())
 		}
 	}
 }
