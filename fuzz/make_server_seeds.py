@@ -105,6 +105,9 @@ def sessions():
     yield "dump_gtid_empty", hs + cmd(0x1e, struct.pack("<HII", 1 | 4, 100, 0) + struct.pack("<QI", 4, 8) + b"\0" * 8)
     yield "dump_unknown_file", hs + cmd(0x12, struct.pack("<IHI", 4, 1, 100) + b"nosuch.000009")
     yield "handshake_db", handshake(db=b"shop") + query("SELECT DATABASE()")
+    # regressions found by fuzz_server (signed overflow / SIGFPE on BIGINT's minimum)
+    yield "regress_int64_min", hs + query("SELECT -(-9223372036854775808), - -9223372036854775808") + \
+        query("SELECT -9223372036854775808 DIV -1, -9223372036854775808 % -1, 1e300 DIV 1, -1e300 DIV 1")
     yield "handshake_bad_lenenc", pkt(1, struct.pack("<IIB", CAPS, 1 << 24, 255) + b"\0" * 23 + b"cdch\0" + b"\xfb")
     yield "ssl_request", pkt(1, struct.pack("<IIB", CAPS | (1 << 11), 1 << 24, 255) + b"\0" * 23)
     yield "out_of_order", hs + pkt(3, b"\x03SELECT 1")

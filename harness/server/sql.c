@@ -985,7 +985,8 @@ static sql_expr *parse_unary(sql_lex *lx, sql_ctx *cx)
         if (!x)
             return NULL;
         if (x->kind == E_LIT && x->lit.k == QV_INT) {
-            x->lit.i = -x->lit.i;
+            x->lit.i = (int64_t)(0 - (uint64_t)x->lit.i); /* integers wrap (INT64_MIN stays), as in eval_arith */
+            x->lit.is_unsigned = false;                   /* -9223372036854775808 is BIGINT's minimum */
             return x;
         }
         sql_expr *e = node(cx, E_NEG);
@@ -1659,7 +1660,8 @@ static void eval_arith(const char *op, const qval *a, const qval *b, qval *out)
         *out = qv_int(!strcmp(op, "+")   ? (int64_t)((uint64_t)x + (uint64_t)y)
                       : !strcmp(op, "-") ? (int64_t)((uint64_t)x - (uint64_t)y)
                       : !strcmp(op, "*") ? (int64_t)((uint64_t)x * (uint64_t)y)
-                      : !strcmp(op, "%") ? x % y
+                      : !strcmp(op, "%") ? (y == -1 ? 0 : x % y)                   /* INT64_MIN % -1 traps */
+                      : y == -1          ? (int64_t)(0 - (uint64_t)x)              /* and INT64_MIN / -1 */
                                          : x / y);
         return;
     }
@@ -1670,8 +1672,8 @@ static void eval_arith(const char *op, const qval *a, const qval *b, qval *out)
     }
     out->k = QV_DBL;
     out->d = !strcmp(op, "+") ? x + y : !strcmp(op, "-") ? x - y : !strcmp(op, "*") ? x * y : x / y;
-    if (!strcmp(op, "div"))
-        *out = qv_int((int64_t)(x / y));
+    if (!strcmp(op, "div")) /* a quotient beyond BIGINT (MySQL's 1690) is NULL here, never an undefined cast */
+        *out = x / y >= -9223372036854775808.0 && x / y < 9223372036854775808.0 ? qv_int((int64_t)(x / y)) : (qval){0};
 }
 
 /* Binary operators: AND/OR short-circuit on the left operand, then
@@ -1744,7 +1746,7 @@ int sql_eval(const sql_expr *e, sql_ctx *cx, qval *out)
         if (a.k == QV_NULL)
             *out = a;
         else if (a.k == QV_INT)
-            *out = qv_int(-a.i);
+            *out = qv_int((int64_t)(0 - (uint64_t)a.i)); /* no signed overflow on INT64_MIN */
         else {
             out->k = QV_DBL;
             out->d = -qv_num(&a);
