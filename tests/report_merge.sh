@@ -43,7 +43,7 @@ TMP = re.compile(r"/cdch-run-[A-Za-z0-9]{6}/")
 def norm_report(r):
     r.pop("generated", None)
     for c in r["cells"]:
-        for k in ("seconds", "startup_seconds", "launched"):  # timings, and whether a session was warm
+        for k in ("seconds", "startup_seconds", "wait_seconds", "launched"):  # timings, and whether a session was warm
             c.pop(k, None)
     return json.loads(TMP.sub("/cdch-run-X/", json.dumps(r, ensure_ascii=False)))
 def text(p):

@@ -212,8 +212,8 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         fputs(",\"detail\":[", f);
         lines_json(f, c->detail, REPORT_DETAIL_MAX, "finding");
         fputc(']', f);
-        fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"launched\":%s", c->seconds, c->startup_seconds,
-                c->launched ? "true" : "false");
+        fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"wait_seconds\":%.3f,\"launched\":%s", c->seconds,
+                c->startup_seconds, c->wait_seconds, c->launched ? "true" : "false");
         KV_STR(f, "stop", cdch_stop_reason_name(c->stop));
         fprintf(f, ",\"exit_status\":%d,\"exit_signal\":%d,\"ready\":%s", c->exit_status, c->exit_signal,
                 c->got_ready ? "true" : "false");

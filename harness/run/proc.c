@@ -39,6 +39,7 @@ struct cdch_proc {
     uint64_t copied;    /* bytes written to stderr_copy since it was set */
     uint64_t out_total, out_limit; /* stdout bytes since the limit was set; the limit (0: none) */
     bool flooded;       /* stdout went past out_limit: no longer read */
+    uint64_t delivered; /* stdout lines handed to the caller so far */
     char token[64];     /* CDCH_PROC_TOKEN=... in the environment of the child and its descendants */
 };
 
@@ -328,6 +329,7 @@ static void deliver(cdch_proc *p, cdch_proc_line_fn fn, void *ud, bool final)
             p->out.data[i] = '\0';
             if (fn)
                 fn(ud, (const char *)p->out.data + start, i - start);
+            p->delivered++;
             start = i + 1;
         }
     }
@@ -482,6 +484,7 @@ bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud
     if (p->exited)
         return false;
     double t0 = now_ms();
+    uint64_t lines = p->delivered;
     do {
         double left = (double)timeout_ms - (now_ms() - t0);
         int slice = left > 100 ? 100 : left > 0 ? (int)left : 0;
@@ -490,7 +493,7 @@ bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud
             finish(p, fn, ud);
             return false;
         }
-    } while (now_ms() - t0 < timeout_ms);
+    } while (p->delivered == lines && now_ms() - t0 < timeout_ms); /* a line: the caller looks at once */
     return true;
 }
 

@@ -1212,6 +1212,8 @@ static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason
     oc->stream_delivered = w->delivered;
     oc->got_ready = got_ready(c->obs);
     cell->startup_seconds = c->io.first_line > 0 ? c->io.first_line - c->t0 : -1;
+    /* stopped by the harness: how long it waited (and stopped it) after the adapter's last line */
+    cell->wait_seconds = why == CDCH_STOP_EXITED ? 0 : now_s() - c->io.last_activity;
     if (c->in_session) {
         if (cdch_proc_exited(c->p))
             session_end(ws);

@@ -47,7 +47,8 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err);
 /* Called with each complete stdout line (no newline; line[len] == '\0'). */
 typedef void (*cdch_proc_line_fn)(void *ud, const char *line, size_t len);
 
-/* Wait up to timeout_ms for output or exit, delivering complete lines.
+/* Wait up to timeout_ms for output or exit, delivering complete lines;
+ * returns as soon as a line was delivered (the caller looks at it at once).
  * Returns true while the child runs; false once it has exited and its
  * output was drained (the child is then reaped and its group killed). */
 bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud);

@@ -117,6 +117,7 @@ typedef struct cdch_cell {
     char *stderr_tail;
     double seconds;
     double startup_seconds;         /* cell start to the adapter's first line (-1: none) */
+    double wait_seconds;            /* stopped by the harness: its last line to the end of its stop (0: it exited) */
     bool launched;                  /* the adapter process was launched for this cell (not a warm session) */
     size_t expected_rows, observed_rows;
     /* the stream served (bytes on the wire = binlog file bytes) */
