@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: the default compatibility matrix (ci/matrix.yaml) on this machine — wall time, time
-# per cell, and the share of cell time spent in consumer start-up (adapter launch to its first
-# output line, for cells that launched their adapter; warm session cells launch nothing).
+# per cell, the share of cell time spent in consumer start-up (adapter launch to its first output
+# line, for cells that launched their adapter; warm session cells launch nothing) and in waits (a
+# cell the harness stopped: from the adapter's last line to the end of its stop, report.json
+# wait_seconds).
 #
 #   bench/matrix_bench.sh [CDCHARNESS] [MATRIX] [cdcharness matrix options, e.g. -j 6 --quick]
 #
@@ -32,10 +34,12 @@ def line(name, cs):
     secs = [c.get("seconds", 0) for c in cs]
     launched = [c for c in cs if c.get("launched")]
     start = sum(max(c.get("startup_seconds", 0) or 0, 0) for c in launched)
+    waits = sum(max(c.get("wait_seconds", 0) or 0, 0) for c in cs)
     tot = sum(secs) or 1
-    return "%-28s %5d cells  mean %5.2f s  p50 %5.2f s  p95 %6.2f s  launches %4d  start-up %5.1f%% of cell time" % (
+    return ("%-28s %5d cells  mean %5.2f s  p50 %5.2f s  p95 %6.2f s  launches %4d  start-up %5.1f%%  waits %5.1f%%"
+            " of cell time") % (
         name, len(cs), statistics.mean(secs), statistics.median(secs),
-        sorted(secs)[int(0.95 * (len(secs) - 1))], len(launched), 100 * start / tot)
+        sorted(secs)[int(0.95 * (len(secs) - 1))], len(launched), 100 * start / tot, 100 * waits / tot)
 for f in sorted(by):
     print(line(f, by[f]))
 print(line("ALL", cells))
