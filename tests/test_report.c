@@ -102,6 +102,42 @@ START_TEST(xml_text)
 }
 END_TEST
 
+/* Found by fuzz/fuzz_report (issue 14): a cell without "family" (or with a
+ * "cause" that is not an array of objects with an "id") reached the
+ * summary.md renderer, which passed a NULL to strcmp. rep_doc_add refuses
+ * such a cell; a cell with them renders. */
+START_TEST(cell_without_family_refused)
+{
+    static const char *const bad[] = {
+        "{\"format\":\"cdcharness-report\",\"version\":1,\"cells\":[{\"consumer\":\"c@1\",\"femily\":\"c\",\"scenario\":\"s\",\"mode\":\"m\",\"verdict\":\"pass\"}]}",
+        "{\"format\":\"cdcharness-report\",\"version\":1,\"cells\":[{\"consumer\":\"c@1\",\"family\":\"c\",\"scenario\":\"s\",\"mode\":\"m\",\"verdict\":\"pass\","
+        "\"cause\":{\"id\":\"x\"}}]}",
+        "{\"format\":\"cdcharness-report\",\"version\":1,\"cells\":[{\"consumer\":\"c@1\",\"family\":\"c\",\"scenario\":\"s\",\"mode\":\"m\",\"verdict\":\"pass\","
+        "\"cause\":[{\"kind\":\"x\"}]}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rep_doc d;
+        rep_doc_init(&d);
+        cdch_err err;
+        ck_assert_int_ne(rep_doc_add(&d, bad[i], strlen(bad[i]), "r.json", NULL, &err), 0);
+        ck_assert_str_eq(err.msg, "r.json: cell 1 lacks consumer, family, scenario, mode or verdict, or its \"cause\" "
+                                  "is not an array of objects with an \"id\"");
+        rep_doc_free(&d);
+    }
+    const char *ok = "{\"format\":\"cdcharness-report\",\"version\":1,\"cells\":[{\"consumer\":\"c@1\",\"family\":\"c\",\"scenario\":\"s\",\"mode\":\"m\","
+                     "\"verdict\":\"pass\",\"cause\":[{\"id\":\"x\",\"kind\":\"bug\"}]}]}";
+    rep_doc d;
+    rep_doc_init(&d);
+    cdch_err err;
+    ck_assert_int_eq(rep_doc_add(&d, ok, strlen(ok), "r.json", NULL, &err), 0);
+    FILE *f = fopen("/dev/null", "w");
+    ck_assert_int_eq(rep_render_markdown(&d, f), 0);
+    fclose(f);
+    rep_doc_free(&d);
+}
+END_TEST
+
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("report");
@@ -110,6 +146,7 @@ static Suite *suite(void)
     tcase_add_test(tc, json_invalid_utf8);
     tcase_add_test(tc, json_str_null);
     tcase_add_test(tc, xml_text);
+    tcase_add_test(tc, cell_without_family_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -27,6 +27,24 @@ const char *rep_str(const cdch_jv *o, const char *key)
     return v && v->type == CDCH_JV_STRING ? v->u.str.ptr : NULL;
 }
 
+/* What the renderers rely on in a cell: the strings that name it, and a
+ * "cause" (when not null) that is an array of objects with a string "id". */
+static bool cell_ok(const cdch_jv *c)
+{
+    if (c->type != CDCH_JV_OBJECT || !rep_str(c, "consumer") || !rep_str(c, "family") || !rep_str(c, "scenario") ||
+        !rep_str(c, "mode") || !rep_str(c, "verdict"))
+        return false;
+    const cdch_jv *cause = cdch_jv_get(c, "cause");
+    if (!cause || cause->type == CDCH_JV_NULL)
+        return true;
+    if (cause->type != CDCH_JV_ARRAY)
+        return false;
+    for (size_t k = 0; k < cause->u.arr.n; k++)
+        if (!rep_str(cause->u.arr.items[k], "id"))
+            return false;
+    return true;
+}
+
 double rep_num(const cdch_jv *o, const char *key)
 {
     const cdch_jv *v = cdch_jv_get(o, key);
@@ -122,9 +140,11 @@ int rep_doc_add(rep_doc *d, const char *text, size_t len, const char *name, cons
         d->generated = gen; /* a merge is as recent as its newest shard */
     for (size_t i = 0; i < cells->u.arr.n; i++) {
         const cdch_jv *c = cells->u.arr.items[i];
-        if (c->type != CDCH_JV_OBJECT || !rep_str(c, "consumer") || !rep_str(c, "scenario") || !rep_str(c, "mode") ||
-            !rep_str(c, "verdict"))
-            return cdch_err_set(err, "%s: cell %zu lacks consumer, scenario, mode or verdict", name, i + 1);
+        if (!cell_ok(c))
+            return cdch_err_set(err,
+                                "%s: cell %zu lacks consumer, family, scenario, mode or verdict, or its \"cause\" is "
+                                "not an array of objects with an \"id\"",
+                                name, i + 1);
         if (d->ncells == d->cap) {
             d->cap = d->cap ? d->cap * 2 : 64;
             d->cells = cdch_xrealloc(d->cells, d->cap * sizeof *d->cells);
