@@ -31,7 +31,7 @@ build/cdcharness matrix ci/matrix.yaml --quick -j 4 --report-dir build/matrix-qu
 
 secs=${FUZZ_SECONDS:-30}
 if [ "$secs" -gt 0 ]; then
-  echo "== fuzz the decoder for ${secs}s =="
+  echo "== fuzz every target, ${secs}s in all =="
   bash scripts/fuzz.sh "$secs"
 fi
 echo "== all tests passed =="
