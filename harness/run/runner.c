@@ -1147,7 +1147,10 @@ static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
         return CDCH_STOP_NOT_RESUMED;
     if (c->prim && went_idle(c, w, t))
         return CDCH_STOP_IDLE_AFTER_STREAM;
-    if (t - c->t0 >= r->o.timeout_s)
+    /* hung: no progress (no stdout line) for the timeout while quiet (blocked, not working); a
+     * consumer busy all along (slow under load, or spinning) gets four times the timeout */
+    double progress = c->io.last_activity > c->t0 ? c->io.last_activity : c->t0;
+    if ((t - progress >= r->o.timeout_s && quiet_for(c, w, t) >= 2.0) || t - c->t0 >= 4 * r->o.timeout_s)
         return CDCH_STOP_TIMEOUT;
     return CDCH_STOP_NONE;
 }

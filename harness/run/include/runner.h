@@ -38,7 +38,8 @@
  * the rows of every transaction it received whole, printed an error, or
  * was quiet for hold_quiet_s: what it had the chance to emit before the cut
  * does not depend on the machine's load.
- *   - or timeout_s passed,
+ *   - or it made no progress (no stdout line) for timeout_s and is quiet,
+ *     or 4 x timeout_s passed (busy all along: spinning, or starved),
  * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
  * compression-regression flag: a compressed or flip cell worse than the same
  * consumer@version × scenario uncompressed (cdch_verdict_regression).
@@ -62,7 +63,7 @@ struct cdch_cell;
 typedef struct cdch_run_opts {
     const char *const *consumer_dirs; /* where <family>/manifest.yaml are searched, in order */
     size_t nconsumer_dirs;
-    double timeout_s;            /* per cell (default 60) */
+    double timeout_s;            /* per cell: without progress while quiet; 4x in all (default 60) */
     double grace_s;              /* idle time after the last expected row (default 2) */
     double idle_after_stream_s;  /* source: server, quiet time after the whole stream was sent (default
                                   * 0 = auto: 2 s) */
