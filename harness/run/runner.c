@@ -941,19 +941,24 @@ typedef struct watch {
     double cut_idle_t;    /* since when no dump connection streams after a fault cut (0: one does) */
     double sample_t;      /* the last look at the consumer's threads and connections */
     double quiet_t;       /* since when they have been quiet (0: busy at the last look) */
+    uint64_t pending;     /* bytes in flight to the consumer at the last look */
 } watch;
 
 /* How long the consumer has been quiet: no stdout line, no thread runnable
- * or in I/O wait, no byte in flight on its connections to the primary
- * (activity.h); looked at every 100 ms. A consumer starved of CPU by the
+ * or in I/O wait, and no progress in reading the bytes in flight on its
+ * connections to the primary (activity.h); looked at every 100 ms. A consumer starved of CPU by the
  * machine's load is runnable, so it is never quiet: load stretches the
  * waits below, it cannot shorten them into a verdict. */
 static double quiet_for(cellrun *c, watch *w, double t)
 {
     if (t - w->sample_t >= 0.1) {
         w->sample_t = t;
-        bool busy = cdch_activity_busy(cdch_proc_pid(c->p)) ||
-                    (c->prim && cdch_activity_tcp_pending(cdch_primary_port(c->prim)) > 0);
+        /* bytes in flight that the consumer is reading (the count moved) are work ahead; bytes
+         * that stay put are a consumer that stopped reading (one that failed on an event) */
+        uint64_t pending = c->prim ? cdch_activity_tcp_pending(cdch_primary_port(c->prim)) : 0;
+        bool reading = pending > 0 && pending != w->pending;
+        w->pending = pending;
+        bool busy = reading || cdch_activity_busy(cdch_proc_pid(c->p));
         if (busy)
             w->quiet_t = 0;
         else if (w->quiet_t == 0)
@@ -1123,8 +1128,12 @@ static bool went_idle(cellrun *c, watch *w, double t)
         w->sent_t = t;
     }
     /* after a cut the library may report the drop and reconnect on its own schedule: the
-     * resume wait decides then */
-    return quiet >= w->idle_after && t - w->sent_t >= w->idle_after && got_error(c->obs) &&
+     * resume wait decides then. One that retries for ever after its error (Debezium's unlimited
+     * retries reconnect and query every half second) is never quiet: five times the window
+     * without a line or a byte of the stream ends it */
+    double since = c->io.last_activity > w->sent_t ? c->io.last_activity : w->sent_t;
+    return (quiet >= w->idle_after || t - since >= 5 * w->idle_after) && t - w->sent_t >= w->idle_after &&
+           got_error(c->obs) &&
            (w->cut_after_error || !cdch_primary_last_cut(c->prim, NULL, 0, NULL));
 }
 
@@ -1137,8 +1146,9 @@ static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
         return CDCH_STOP_STARTUP_TIMEOUT;
     if (c->obs->n >= c->st->expected->n && quiet_for(c, w, t) >= r->o.grace_s)
         return CDCH_STOP_DONE;
-    /* the watermark arrived: whatever the consumer was going to emit before it has arrived too */
-    if (c->io.watermark_at > 0 && quiet_for(c, w, t) >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5))
+    /* the watermark arrived: whatever the consumer was going to emit before it has arrived too (the
+     * row is the signal; the short grace only catches a stray line right behind it) */
+    if (c->io.watermark_at > 0 && t - c->io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5))
         return CDCH_STOP_DONE;
     if (c->prim && !w->cut_released)
         release_held_cut(c, w, t);
