@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -511,6 +512,17 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud)
 bool cdch_proc_exited(const cdch_proc *p) { return p->exited; }
 
 pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
+
+bool cdch_proc_output_pending(const cdch_proc *p)
+{
+    int fds[2] = {p->out_fd, p->err_fd};
+    for (int i = 0; i < 2; i++) {
+        int n = 0;
+        if (fds[i] >= 0 && ioctl(fds[i], FIONREAD, &n) == 0 && n > 0)
+            return true;
+    }
+    return false;
+}
 
 void cdch_proc_status(const cdch_proc *p, int *status, int *sig)
 {

@@ -945,8 +945,9 @@ typedef struct watch {
 } watch;
 
 /* How long the consumer has been quiet: no stdout line, no thread runnable
- * or in I/O wait, and no progress in reading the bytes in flight on its
- * connections to the primary (activity.h); looked at every 100 ms. A consumer starved of CPU by the
+ * or in I/O wait, no output of its waiting in our pipes, and no progress in
+ * reading the bytes in flight on its connections to the primary
+ * (activity.h); looked at every 100 ms. A consumer starved of CPU by the
  * machine's load is runnable, so it is never quiet: load stretches the
  * waits below, it cannot shorten them into a verdict. */
 static double quiet_for(cellrun *c, watch *w, double t)
@@ -958,7 +959,7 @@ static double quiet_for(cellrun *c, watch *w, double t)
         uint64_t pending = c->prim ? cdch_activity_tcp_pending(cdch_primary_port(c->prim)) : 0;
         bool reading = pending > 0 && pending != w->pending;
         w->pending = pending;
-        bool busy = reading || cdch_activity_busy(cdch_proc_pid(c->p));
+        bool busy = reading || cdch_proc_output_pending(c->p) || cdch_activity_busy(cdch_proc_pid(c->p));
         if (busy)
             w->quiet_t = 0;
         else if (w->quiet_t == 0)

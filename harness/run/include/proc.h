@@ -60,6 +60,9 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud);
 bool cdch_proc_exited(const cdch_proc *p);
 /* The adapter's pid (its process group's id); a reaped one's stays. */
 pid_t cdch_proc_pid(const cdch_proc *p);
+/* Whether the adapter's stdout or stderr pipe holds bytes not read yet (an
+ * adapter blocked writing to a full pipe is waiting on us, not idle). */
+bool cdch_proc_output_pending(const cdch_proc *p);
 /* After exit: exit status (-1 if killed by a signal) and signal (0 if none). */
 void cdch_proc_status(const cdch_proc *p, int *status, int *signal);
 /* The last CDCH_PROC_STDERR_TAIL bytes of stderr, NUL-terminated (valid
