@@ -1,5 +1,5 @@
-# bench_lib.sh — sourced by the benchmarks that serve a scaled bulk stream (bench/record_bench.sh;
-# serve_bench.sh and recompress_bench.sh repeat these lines and can source it instead).
+# bench_lib.sh — sourced by the benchmarks that serve or rewrite a scaled bulk stream
+# (serve_bench.sh, record_bench.sh, recompress_bench.sh, gen_ratio.sh).
 #   bench_scale_bulk DIVISOR OUT    bench/bulk-1g.yaml with every target_bytes divided by DIVISOR
 #   bench_serve YAML DIR LOGDIR     `cdcharness serve YAML --stream-dir DIR` (mysql_native_password)
 #                                   on a free port: sets BENCH_SRV (its pid) and BENCH_PORT

@@ -27,30 +27,16 @@ tmp=$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/serve_bench.XXXXXX")
 srv=""
 trap '[ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$tmp"' EXIT
 
-python3 - "$here/bulk-1g.yaml" "$tmp/bulk.yaml" "$div" <<'PY'
-import re, sys
-units = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
-div = int(sys.argv[3])
-def scale(m):
-    return f"{m.group(1)}{int(m.group(2)) * units[m.group(3).upper()] // div}"
-text = re.sub(r"(target_bytes:\s*)(\d+)([KMGkmg]?)", scale, open(sys.argv[1]).read())
-open(sys.argv[2], "w").write(text)
-PY
+. "$here/bench_lib.sh"
+bench_scale_bulk "$div" "$tmp/bulk.yaml"
 
 printf '%-13s %-24s %14s %10s %9s %12s\n' mode what bytes events "MB/s" "events/s"
 for mode in uncompressed compressed; do
     out=$tmp/$mode
     "$build/cdcharness" gen "$tmp/bulk.yaml" --mode "$mode" --quiet --out "$out"
-    "$build/cdcharness" serve "$tmp/bulk.yaml" --stream-dir "$out" --port 0 --auth mysql_native_password --quiet \
-        >"$tmp/serve.out" 2>"$tmp/serve.err" &
-    srv=$!
-    port=""
-    for _ in $(seq 1 100); do
-        port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/serve.out")
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-    [ -n "$port" ] || { cat "$tmp/serve.err"; exit 1; }
+    bench_serve "$tmp/bulk.yaml" "$out" "$tmp" || exit 1
+    srv=$BENCH_SRV
+    port=$BENCH_PORT
     best=""
     for _ in 1 2 3; do
         r=$("$build/dump_bench" dump 127.0.0.1 "$port")
