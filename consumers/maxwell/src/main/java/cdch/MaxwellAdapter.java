@@ -266,8 +266,9 @@ public final class MaxwellAdapter {
 
         void startAsync() {
             // Maxwell 1.22.6 records a fatal error (e.g. a DDL parse error) in its context, then its
-            // shutdown can stall inside the binlog client's disconnect; report the error as soon as
-            // it is recorded so the outcome does not depend on that race.
+            // shutdown can stall inside the binlog client's disconnect (and then Runtime.halt(1)s the
+            // JVM); report the error as soon as it is recorded (looked at every 10 ms) so the outcome
+            // does not depend on that race.
             Thread watch = new Thread(() -> {
                 while (!finished && !stopping) {
                     CellMaxwell m = maxwell;
@@ -279,7 +280,7 @@ public final class MaxwellAdapter {
                         return;
                     }
                     try {
-                        Thread.sleep(100);
+                        Thread.sleep(10);
                     } catch (InterruptedException ie) {
                         return;
                     }
