@@ -63,6 +63,16 @@ int cdch_zstd_compress_with(cdch_zstd_compressor *z, const uint8_t *src, size_t 
     return 0;
 }
 
+void cdch_payload_set_zstd(cdch_payload *p, const uint8_t *z, size_t zlen, uint64_t uncompressed)
+{
+    p->compression_type = CDCH_COMPRESSION_ZSTD;
+    p->has_uncompressed_size = true;
+    p->uncompressed_size = uncompressed;
+    p->payload_size = zlen;
+    p->payload.ptr = z;
+    p->payload.len = zlen;
+}
+
 int cdch_zstd_compress(const uint8_t *src, size_t len, int level, bool content_size, cdch_buf *out, cdch_err *err)
 {
     cdch_zstd_compressor *z = cdch_zstd_compressor_new();

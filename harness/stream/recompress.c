@@ -182,7 +182,6 @@ typedef struct rc_ctx {
     uint64_t txn_no;
 } rc_ctx;
 
-static uint32_t rd32(const uint8_t *p) { return cdch_le32(p); }
 
 /* CRC32 of an event given its header (19 bytes, possibly patched) and its
  * body: a FORMAT_DESCRIPTION's is computed with LOG_EVENT_BINLOG_IN_USE_F
@@ -230,7 +229,7 @@ static int emit(rc_ctx *c, const uint8_t *e, size_t n, cdch_err *err)
  * it is when its position does not move, else re-positioned. */
 static int pass_through(rc_ctx *c, const cdch_raw_event *ev, size_t body_end, cdch_err *err)
 {
-    if (rd32(ev->data + 13) == c->pos + ev->len)
+    if (cdch_le32(ev->data + 13) == c->pos + ev->len)
         return put(c, ev->data, ev->len, err);
     return emit(c, ev->data, body_end, err);
 }
@@ -392,15 +391,9 @@ static int make_payload(rc_ctx *c, cdch_err *err)
     cdch_event pe;
     memset(&pe, 0, sizeof pe);
     pe.h.type = CDCH_EV_TRANSACTION_PAYLOAD;
-    pe.h.timestamp = rd32(last);
-    pe.h.server_id = rd32(last + 5);
-    cdch_payload *p = &pe.u.payload;
-    p->compression_type = CDCH_COMPRESSION_ZSTD;
-    p->has_uncompressed_size = true;
-    p->uncompressed_size = t->inner.len;
-    p->payload_size = c->zbuf.len;
-    p->payload.ptr = c->zbuf.data;
-    p->payload.len = c->zbuf.len;
+    pe.h.timestamp = cdch_le32(last);
+    pe.h.server_id = cdch_le32(last + 5);
+    cdch_payload_set_zstd(&pe.u.payload, c->zbuf.data, c->zbuf.len, t->inner.len);
     const cdch_encode_opts o = {false, false, c->o->level, c->o->content_size};
     cdch_buf_reset(&c->pbuf);
     if (cdch_encode_event(&pe, &o, true, &c->pbuf, err) != 0)
@@ -447,7 +440,7 @@ static int txn_write(rc_ctx *c, cdch_err *err)
         return emit(c, c->pbuf.data, c->pbuf.len, err);
     }
     for (size_t off = 0; off < t->inner.len;) {
-        uint32_t size = rd32(t->inner.data + off + 9);
+        uint32_t size = cdch_le32(t->inner.data + off + 9);
         if (emit(c, t->inner.data + off, size, err) != 0)
             return -1;
         off += size;
@@ -482,9 +475,9 @@ static int read_event(rc_ctx *c, const cdch_raw_event *ev, size_t *body_end, cdc
                                 cdch_event_type_name(ev->type), ev->len);
     }
     bool check = c->crc && c->o->verify;
-    if (check && event_crc(ev->data, ev->data + CDCH_HEADER_LEN, *body_end - CDCH_HEADER_LEN) != rd32(ev->data + *body_end))
+    if (check && event_crc(ev->data, ev->data + CDCH_HEADER_LEN, *body_end - CDCH_HEADER_LEN) != cdch_le32(ev->data + *body_end))
         return cdch_err_set(err, "CRC32 mismatch in %s event: stored 0x%08x, computed 0x%08x",
-                            cdch_event_type_name(ev->type), rd32(ev->data + *body_end),
+                            cdch_event_type_name(ev->type), cdch_le32(ev->data + *body_end),
                             event_crc(ev->data, ev->data + CDCH_HEADER_LEN, *body_end - CDCH_HEADER_LEN));
     return 0;
 }

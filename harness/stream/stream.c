@@ -171,13 +171,7 @@ static int write_txn(sw_writer *w, const sw_txn_info *ti, bool compress, cdch_er
                                     w->s->binlog.zstd_content_size, &w->zbuf, err) != 0)
             return -1;
         ev_init(&payload, w, CDCH_EV_TRANSACTION_PAYLOAD, ti->ts, 0);
-        cdch_payload *p = &payload.u.payload;
-        p->compression_type = CDCH_COMPRESSION_ZSTD;
-        p->has_uncompressed_size = true;
-        p->uncompressed_size = w->cache.len;
-        p->payload_size = w->zbuf.len;
-        p->payload.ptr = w->zbuf.data;
-        p->payload.len = w->zbuf.len;
+        cdch_payload_set_zstd(&payload.u.payload, w->zbuf.data, w->zbuf.len, w->cache.len);
         cdch_buf_reset(&w->evbuf);
         cdch_encode_opts o = {w->s->binlog.checksum, false, 3, false};
         if (cdch_encode_event(&payload, &o, true, &w->evbuf, err) != 0)

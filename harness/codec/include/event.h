@@ -223,6 +223,10 @@ typedef struct cdch_payload {
     bool frame_has_content_size; /* zstd frame header carries Frame_Content_Size */
 } cdch_payload;
 
+/* Fill a payload to encode: zstd, `zlen` compressed bytes at z (borrowed),
+ * uncompressed_size TLV = `uncompressed` (what MySQL writes). */
+void cdch_payload_set_zstd(cdch_payload *p, const uint8_t *z, size_t zlen, uint64_t uncompressed);
+
 /* ---- the event ---- */
 struct cdch_event {
     cdch_event_header h;
