@@ -106,7 +106,7 @@ static void setup(void)
     static const char *const shaped[] = {"--auth", "mysql_native_password", "--link-rate", "256kbit",
                                          "--link-delay", "150ms", NULL};
     /* packet-level tests: user cdch with an empty password (an empty auth response logs in) */
-    static const char *const raw[] = {"--auth", "mysql_native_password", "--password", "", NULL};
+    static const char *const raw[] = {"--auth", "mysql_native_password", "--password", "", "--connect-timeout", "1", NULL};
     serve_start(&g_sha2, "sha2", NULL);
     serve_start(&g_native, "native", native);
     serve_start(&g_shaped, "shaped", shaped);
@@ -1324,6 +1324,22 @@ START_TEST(bad_clients_beside_a_dump)
     raw_write(fd, 1, cut, sizeof cut);
     raw_expect_err(fd, 1043, "Bad handshake: HandshakeResponse41 is truncated", true);
     close(fd);
+    /* no handshake response at all, and one that stops mid-packet: connect_timeout (here 1 s) ends
+     * both with ERR 1043 while the dump goes on */
+    for (int half = 0; half < 2; half++) {
+        fd = raw_connect(g_raw.port);
+        ck_assert_int_gt(raw_read(fd, g, sizeof g, NULL), 0);
+        double t1 = now_s();
+        if (half) {
+            uint8_t part[8] = {40, 0, 0, 1, 0x05, 0xa6, 0x0f, 0x00}; /* 40 bytes announced, 4 sent */
+            ck_assert_int_eq(write(fd, part, sizeof part), (ssize_t)sizeof part);
+        }
+        raw_expect_err(fd, 1043, "Bad handshake", true);
+        double hs_wait = now_s() - t1;
+        ck_assert_msg(hs_wait >= 0.9 && hs_wait < 8, "ERR 1043 after %.2f s (connect_timeout = 1)", hs_wait);
+        close(fd);
+    }
+    wait_log(&g_raw, "no handshake packet within connect_timeout (1 s); answered with ERR 1043 and closed");
     /* the dump kept streaming, and the server still serves */
     raw_dump_heartbeats(dump, 2);
     close(dump);

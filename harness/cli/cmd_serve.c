@@ -37,6 +37,9 @@ static void serve_usage(FILE *f)
             "  --tls-cert F --tls-key F  PEM certificate and key (default: self-signed,\n"
             "                       generated at start)\n"
             "  --log-queries        print every statement clients send on stderr\n"
+            "  --connect-timeout S  seconds to wait for each handshake packet before\n"
+            "                       answering ERR 1043 and closing (MySQL's connect_timeout;\n"
+            "                       default 10)\n"
             "  --link-rate R        shape what the server sends: 256kbit, 10mbit, 1gbit,\n"
             "                       64kbps (bytes), a plain number = bit/s\n"
             "  --link-delay D       add one-way delay: 100ms, 1s (plain number = ms)\n"
@@ -128,7 +131,7 @@ static void human_rate(double bytes_per_s, char *b, size_t cap)
 enum {
     OPT_MODE = 256, OPT_PORT, OPT_BIND, OPT_USER, OPT_PASSWORD, OPT_AUTH, OPT_VERSION, OPT_CERT, OPT_KEY, OPT_LOG,
     OPT_RATE, OPT_DELAY, OPT_DROP_EVENTS, OPT_DROP_BYTES, OPT_CORRUPT, OPT_TRUNCATE, OPT_UNKNOWN, OPT_STALL,
-    OPT_ONCE, OPT_QUIET, OPT_STREAM_DIR,
+    OPT_ONCE, OPT_QUIET, OPT_STREAM_DIR, OPT_CONNECT_TIMEOUT,
 };
 
 /* The command line of `serve`, parsed. */
@@ -191,8 +194,15 @@ static bool serve_opt(serve_args *a, int c, const char *name, const char *arg)
     case OPT_CERT: so->tls_cert = arg; break;
     case OPT_KEY: so->tls_key = arg; break;
     case OPT_LOG: so->log_queries = true; break;
+    case OPT_CONNECT_TIMEOUT:
+        if (parse_count(opt, arg, &v) != 0 || v < 1 || v > 31536000) {
+            fprintf(stderr, "cdcharness serve: --connect-timeout is a number of seconds, 1..31536000\n");
+            return false;
+        }
+        so->connect_timeout_s = (uint32_t)v;
+        break;
     case OPT_RATE:
-        if (parse_rate(arg, &so->link_rate_bps) != 0) {
+        if (cli_parse_rate(arg, &so->link_rate_bps) != 0) {
             fprintf(stderr, "cdcharness serve: --link-rate '%s': use e.g. 256kbit, 10mbit, 64kbps or bits/s\n", arg);
             return false;
         }
@@ -226,6 +236,7 @@ static int serve_parse(int argc, char **argv, serve_args *a)
         {"tls-cert", required_argument, NULL, OPT_CERT},
         {"tls-key", required_argument, NULL, OPT_KEY},
         {"log-queries", no_argument, NULL, OPT_LOG},
+        {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
         {"link-rate", required_argument, NULL, OPT_RATE},
         {"link-delay", required_argument, NULL, OPT_DELAY},
         {"drop-after-events", required_argument, NULL, OPT_DROP_EVENTS},

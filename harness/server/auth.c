@@ -410,6 +410,7 @@ int srv_auth(srv_conn *c)
     hs_response r;
     memset(&r, 0, sizeof r);
     int rc = -1;
+    c->handshaking = true;
     if (send_handshake(c, &b, scramble, scaps, want) == 0 && read_packet(c, &pkt) == 0 && accept_tls(c, &pkt) == 0 &&
         parse_response(c, &pkt, scaps, &r) == 0) {
         if (srv->opts.log_queries)
@@ -421,6 +422,7 @@ int srv_auth(srv_conn *c)
             rc = conn_ok(c, 0, 0, c->status, 0);
         }
     }
+    c->handshaking = false;
     cdch_buf_free(&b);
     cdch_buf_free(&pkt);
     return rc;

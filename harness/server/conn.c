@@ -72,9 +72,19 @@ static int raw_send(srv_conn *c, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* @@net_read_timeout of the session (SET net_read_timeout = N), else MySQL's default 30 s. */
+/* @@connect_timeout: how long the server waits for each packet of the
+ * handshake (the vio timeout before login); MySQL's default is 10 s. */
+static int connect_timeout_s(const srv_conn *c)
+{
+    return c->srv->opts.connect_timeout_s ? (int)c->srv->opts.connect_timeout_s : 10;
+}
+
+/* @@net_read_timeout of the session (SET net_read_timeout = N), else MySQL's default 30 s;
+ * during the handshake, connect_timeout. */
 static int read_timeout_ms(const srv_conn *c)
 {
+    if (c->handshaking)
+        return connect_timeout_s(c) * 1000;
     size_t i = srv_var_index(c->sysvars, c->nsysvars, "net_read_timeout");
     long s = i < c->nsysvars && c->sysvars[i].value ? strtol(c->sysvars[i].value, NULL, 10) : 30;
     return (int)(s < 1 ? 1 : s > 31536000 ? 31536000 : s) * 1000;
@@ -95,12 +105,13 @@ static int wait_readable(srv_conn *c)
 /* Read exactly n bytes. Returns 0, 1 on EOF before the first byte, -1 on
  * error, -2 when a byte took longer than net_read_timeout to come: only
  * waits inside a packet are timed (timed: this read continues one; and
- * always after its first byte), an idle connection waits for ever. */
+ * always after its first byte), an idle connection waits for ever; during
+ * the handshake every wait is timed (connect_timeout). */
 static int raw_recv(srv_conn *c, uint8_t *p, size_t n, bool timed)
 {
     size_t got = 0;
     while (got < n) {
-        if ((timed || got > 0) && wait_readable(c) != 0)
+        if ((timed || got > 0 || c->handshaking) && wait_readable(c) != 0)
             return -2;
         if (c->ssl) {
             size_t want = n - got;
@@ -205,6 +216,12 @@ static int refuse_packet(srv_conn *c, uint8_t got_seq, uint16_t code, const char
 /* MySQL's ER_NET_READ_INTERRUPTED when a packet stalls longer than net_read_timeout, then the end. */
 static int read_timed_out(srv_conn *c, cdch_err *err)
 {
+    if (c->handshaking) { /* MySQL: ER_HANDSHAKE_ERROR, "Aborted connection ... reading authorization packet" */
+        conn_err(c, 1043, "08S01", "Bad handshake");
+        fprintf(stderr, "cdcharness serve: connection %u from %s: no handshake packet within connect_timeout (%d s); "
+                "answered with ERR 1043 and closed\n", c->id, c->peer, connect_timeout_s(c));
+        return cdch_err_set(err, "connection %u: timeout reading the handshake", c->id);
+    }
     c->seq = 0;
     conn_err(c, 1159, "08S01", "Got timeout reading communication packets");
     fprintf(stderr, "cdcharness serve: connection %u from %s: a packet stalled longer than net_read_timeout (%d s); "

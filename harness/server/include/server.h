@@ -50,6 +50,7 @@ typedef struct cdch_server_opts {
     const char *tls_cert;         /* PEM files; NULL: a self-signed certificate is generated */
     const char *tls_key;
     bool log_queries;             /* print every query a client sends to stderr */
+    uint32_t connect_timeout_s;   /* wait for each handshake packet (MySQL's connect_timeout); 0 = 10 s */
     uint64_t link_rate_bps;       /* shape what the server sends (bits/s, 0 = unlimited) */
     uint32_t link_delay_ms;       /* added one-way delay */
     cdch_server_faults faults;
