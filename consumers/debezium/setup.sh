@@ -3,10 +3,13 @@
 # Central (io.debezium:debezium-api, debezium-embedded, debezium-connector-mysql and, from 2.0 on,
 # debezium-storage-file), into the cache dir:
 #   setup.sh VERSION CACHE_DIR
+# VERSION is "<Debezium version>[+variant]": a variant (manifest.yaml, e.g. "+retry") is a setting
+# the adapter reads from CDCH_VERSION at run time, built against the same release.
 # The build output and the dependency jars go to CACHE_DIR only (never into this folder).
 set -euo pipefail
 version=${1:?usage: setup.sh VERSION CACHE_DIR}
 cache=${2:?usage: setup.sh VERSION CACHE_DIR}
+version=${version%%+*}
 command -v mvn >/dev/null || { echo "setup.sh: mvn is needed" >&2; exit 1; }
 command -v java >/dev/null || { echo "setup.sh: java is needed" >&2; exit 1; }
 major=${version%%.*}

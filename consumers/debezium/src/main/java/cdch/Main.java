@@ -413,6 +413,15 @@ public final class Main {
             if (!ssl.isEmpty()) {
                 p.setProperty("database.ssl.mode", ssl);
             }
+            if (env("CDCH_VERSION", "").contains("+retry")) {
+                // variant "+retry" (manifest.yaml): a user working around DBZ-8786's
+                // MySqlErrorHandler (isRetriable false for every throwable, 3.1.0.CR1 on) with
+                // Debezium's own field for it, internal.custom.retriable.exception: a regex matched
+                // against each throwable's message in the cause chain (ErrorHandler.isCustomRetriable,
+                // debezium-core; CommonConnectorConfig.CUSTOM_RETRIABLE_EXCEPTION); "(?s).*" retries
+                // every failure as the 2.x handler retried a lost binlog connection
+                p.setProperty("internal.custom.retriable.exception", "(?s).*");
+            }
             String extra = env("CDCH_DBZ_PROPS", "");   // k=v;k=v (manual experiments only)
             for (String kv : extra.split(";")) {
                 int eq = kv.indexOf('=');
