@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario.h"
 
@@ -30,6 +31,7 @@ enum {
 int cmd_decode(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_recompress(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -93,5 +95,12 @@ void cli_trap_interrupts(void);
 /* The stream mode a scenario's binlog.compression names ("compressed",
  * "uncompressed", "flip"), or fallback when it says both. */
 const char *cli_scenario_mode(const cdch_scenario *s, const char *fallback);
+
+/* Link emulation values (`serve --link-rate/--link-delay`, `estimate --link`):
+ * a rate "256kbit", "10mbit", "1gbit", "64kbps" (bytes), a plain number =
+ * bit/s, into bits per second; a delay "100ms", "1s", "500us" (plain number =
+ * ms, at most 600 s) into milliseconds. 0 on success, -1 when s is not one. */
+int cli_parse_rate(const char *s, uint64_t *bps);
+int cli_parse_delay(const char *s, uint32_t *ms);
 
 #endif

@@ -60,50 +60,6 @@ static void serve_usage(FILE *f)
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { g_stop = sig; }
 
-/* "256kbit" -> bits per second. */
-static int parse_rate(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return -1;
-    static const struct { const char *suffix; double mult; } units[] = {
-        {"", 1},          {"bit", 1},        {"bps", 8},          {"k", 1e3},     {"kbit", 1e3},
-        {"kbps", 8e3},    {"m", 1e6},        {"mbit", 1e6},       {"mbps", 8e6},  {"g", 1e9},
-        {"gbit", 1e9},    {"gbps", 8e9},     {"kibit", 1024.0},   {"mibit", 1048576.0},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcasecmp(end, units[i].suffix) == 0) {
-            *out = (uint64_t)(v * units[i].mult);
-            return 0;
-        }
-    return -1;
-}
-
-/* "100ms" -> milliseconds. */
-static int parse_delay(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return -1;
-    double ms;
-    if (!*end || !strcasecmp(end, "ms"))
-        ms = v;
-    else if (!strcasecmp(end, "s"))
-        ms = v * 1000;
-    else if (!strcasecmp(end, "us"))
-        ms = v / 1000;
-    else
-        return -1;
-    if (ms > 600000)
-        return -1;
-    *out = (uint32_t)(ms + 0.5);
-    return 0;
-}
-
 static int parse_count(const char *opt, const char *s, uint64_t *out)
 {
     char *end;
@@ -208,7 +164,7 @@ static bool serve_opt(serve_args *a, int c, const char *name, const char *arg)
         }
         break;
     case OPT_DELAY:
-        if (parse_delay(arg, &so->link_delay_ms) != 0) {
+        if (cli_parse_delay(arg, &so->link_delay_ms) != 0) {
             fprintf(stderr, "cdcharness serve: --link-delay '%s': use e.g. 100ms or 1s (at most 600s)\n", arg);
             return false;
         }

@@ -14,6 +14,7 @@ static const subcommand k_commands[] = {
     {"decode", cmd_decode, "decode binlog files to mysqlbinlog-style text or JSON Lines"},
     {"gen", cmd_gen, "generate binlog files and expected change events from a scenario"},
     {"recompress", cmd_recompress, "rewrite binlog files as MySQL writes them with compression on (a zstd level) or off"},
+    {"estimate", cmd_estimate, "bytes, CPU, memory and consumer catch-up per zstd level on a captured stream"},
     {"serve", cmd_serve, "serve a scenario's stream as a fake MySQL primary (replication protocol)"},
     {"run", cmd_run, "run consumer adapters against scenarios: diffs, verdicts, reports"},
     {"report", cmd_report, "merge shard reports, render report.json as junit, summary, HTML"},

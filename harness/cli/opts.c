@@ -1,12 +1,14 @@
 /* opts.c — what several subcommands share: the options of `run` and
  * `matrix` (timeout, jobs, baseline, report and consumer directories,
- * quiet), the consumer directory default, the interrupt handler, and the
- * stream mode a scenario names. */
+ * quiet), the consumer directory default, the interrupt handler, the
+ * stream mode a scenario names, and the link rate/delay syntax (serve, estimate). */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -103,4 +105,48 @@ const char *cli_scenario_mode(const cdch_scenario *s, const char *fallback)
     case CDCH_COMPRESSION_FLIP: return "flip";
     default: return fallback;
     }
+}
+
+/* "256kbit" -> bits per second. */
+int cli_parse_rate(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return -1;
+    static const struct { const char *suffix; double mult; } units[] = {
+        {"", 1},          {"bit", 1},        {"bps", 8},          {"k", 1e3},     {"kbit", 1e3},
+        {"kbps", 8e3},    {"m", 1e6},        {"mbit", 1e6},       {"mbps", 8e6},  {"g", 1e9},
+        {"gbit", 1e9},    {"gbps", 8e9},     {"kibit", 1024.0},   {"mibit", 1048576.0},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcasecmp(end, units[i].suffix) == 0) {
+            *out = (uint64_t)(v * units[i].mult);
+            return 0;
+        }
+    return -1;
+}
+
+/* "100ms" -> milliseconds. */
+int cli_parse_delay(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return -1;
+    double ms;
+    if (!*end || !strcasecmp(end, "ms"))
+        ms = v;
+    else if (!strcasecmp(end, "s"))
+        ms = v * 1000;
+    else if (!strcasecmp(end, "us"))
+        ms = v / 1000;
+    else
+        return -1;
+    if (ms > 600000)
+        return -1;
+    *out = (uint32_t)(ms + 0.5);
+    return 0;
 }

@@ -11,6 +11,15 @@ struct cdch_primary {
     cdch_server *srv;
 };
 
+static uint64_t g_link_rate_bps; /* cdch_primary_set_link: set before the cells start, read-only after */
+static uint32_t g_link_delay_ms;
+
+void cdch_primary_set_link(uint64_t rate_bps, uint32_t delay_ms)
+{
+    g_link_rate_bps = rate_bps;
+    g_link_delay_ms = delay_ms;
+}
+
 cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err)
 {
     cdch_server_opts o;
@@ -21,6 +30,8 @@ cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir,
     o.password = CDCH_PRIMARY_PASSWORD;
     o.auth = native_auth ? CDCH_AUTH_NATIVE : CDCH_AUTH_CACHING_SHA2;
     o.faults.hold_cut = true; /* the scenario's faults themselves are filled in by the server */
+    o.link_rate_bps = g_link_rate_bps;
+    o.link_delay_ms = g_link_delay_ms;
     cdch_server *srv = cdch_server_new(s, stream_dir, &o, err);
     if (!srv) {
         cdch_err_wrap(err, "fake primary: ");

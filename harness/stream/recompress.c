@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "arena.h"
 #include "buf.h"
@@ -148,6 +149,16 @@ void cdch_recompress_input_free(cdch_recompress_input *in)
     memset(in, 0, sizeof *in);
 }
 
+/* CPU time of the calling thread (zstd's share of a rewrite, apart from a
+ * rewrite running beside it). */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* ---- the rewriter ---------------------------------------------------------------- */
 
 /* One transaction as MySQL's transaction cache holds it. */
@@ -197,7 +208,7 @@ static uint32_t event_crc(const uint8_t *hdr, const uint8_t *body, size_t body_l
 
 static int put(rc_ctx *c, const void *p, size_t n, cdch_err *err)
 {
-    if (n && fwrite(p, 1, n, c->out) != n)
+    if (n && c->out && fwrite(p, 1, n, c->out) != n)
         return cdch_err_set(err, "cannot write %s: %s", c->out_path, strerror(errno));
     c->pos += n;
     c->st->bytes_out += n;
@@ -380,10 +391,11 @@ static int make_payload(rc_ctx *c, cdch_err *err)
     if (!c->z && !(c->z = cdch_zstd_compressor_new()))
         return cdch_err_set(err, "cannot create a zstd compression context (out of memory?)");
     cdch_buf_reset(&c->zbuf);
-    uint64_t t0 = cdch_now_ns();
+    uint64_t t0 = cdch_now_ns(), cpu0 = thread_cpu_ns();
     if (cdch_zstd_compress_with(c->z, t->inner.data, t->inner.len, c->o->level, c->o->content_size, &c->zbuf,
                                 err) != 0)
         return -1;
+    c->st->zstd_cpu_ns += thread_cpu_ns() - cpu0;
     c->st->zstd_ns += cdch_now_ns() - t0;
     if (c->zbuf.len + 64 > CDCH_MAX_EVENT_SIZE)
         return 0;
@@ -400,6 +412,8 @@ static int make_payload(rc_ctx *c, cdch_err *err)
         return -1;
     c->st->compressed_in_bytes += t->inner.len;
     c->st->compressed_out_bytes += c->zbuf.len;
+    if (c->o->on_payload)
+        c->o->on_payload(c->o->on_payload_ud, c->zbuf.data, c->zbuf.len, t->inner.len);
     return 1;
 }
 
@@ -437,6 +451,8 @@ static int txn_write(rc_ctx *c, cdch_err *err)
         return -1;
     if (compress) {
         c->st->compressed++;
+        c->st->payload_wire_bytes += c->pbuf.len + crc;
+        c->st->compressed_in_wire_bytes += t->inner.len + t->n_events * crc;
         return emit(c, c->pbuf.data, c->pbuf.len, err);
     }
     for (size_t off = 0; off < t->inner.len;) {
@@ -538,8 +554,8 @@ static int one_file(rc_ctx *c, const char *path, const char *out_path, cdch_err 
     c->dec = cdch_decoder_new();
     cdch_decoder_verify_checksums(c->dec, false); /* read_event checks every event */
     int rc = 0;
-    c->out = fopen(out_path, "wb");
-    if (!c->out) {
+    c->out = out_path ? fopen(out_path, "wb") : NULL; /* NULL path: count only */
+    if (out_path && !c->out) {
         rc = cdch_err_set(err, "cannot create %s: %s", out_path, strerror(errno));
     } else {
         static char magic[] = CDCH_BINLOG_MAGIC;
@@ -588,7 +604,7 @@ int cdch_recompress(const cdch_recompress_input *in, const char *out_dir, const 
     if (o->compress && (o->level < 1 || o->level > 22))
         return cdch_err_set(err, "zstd level %d out of range 1..22", o->level);
     char tmp[4096];
-    if (cdch_stream_prepare_out(out_dir, tmp, sizeof tmp, err) != 0)
+    if (out_dir && cdch_stream_prepare_out(out_dir, tmp, sizeof tmp, err) != 0)
         return -1;
     cdch_recompress_stats st;
     memset(&st, 0, sizeof st);
@@ -600,9 +616,9 @@ int cdch_recompress(const cdch_recompress_input *in, const char *out_dir, const 
     for (size_t i = 0; i < in->n && rc == 0; i++) {
         char out_path[4096 + 256];
         snprintf(out_path, sizeof out_path, "%s/%s", tmp, base_name(in->paths[i]));
-        rc = one_file(&c, in->paths[i], out_path, err);
+        rc = one_file(&c, in->paths[i], out_dir ? out_path : NULL, err);
     }
-    if (rc == 0)
+    if (rc == 0 && out_dir)
         rc = write_index(in, tmp, err);
     cdch_zstd_compressor_free(c.z);
     cdch_buf_free(&c.zbuf);
@@ -614,6 +630,8 @@ int cdch_recompress(const cdch_recompress_input *in, const char *out_dir, const 
     cdch_arena_free(&c.arena);
     if (stats)
         *stats = st;
+    if (!out_dir)
+        return rc;
     if (rc != 0) {
         cdch_stream_rm_tree(tmp);
         return -1;

@@ -28,6 +28,10 @@ cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir,
 bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos);
 void cdch_primary_release_cut(cdch_primary *p);
 uint16_t cdch_primary_port(const cdch_primary *p);
+/* Link emulation for every primary started after the call (server.h
+ * link_rate_bps, link_delay_ms; 0, 0 = none, the default): `estimate --link
+ * --consumer` runs its cells over a slow link. Call before any cell starts. */
+void cdch_primary_set_link(uint64_t rate_bps, uint32_t delay_ms);
 /* Events sent to clients so far (all dump connections, heartbeats included). */
 uint64_t cdch_primary_events_sent(cdch_primary *p);
 /* Whether a fault of the scenario cut a dump connection; then where the last

@@ -55,6 +55,11 @@ typedef struct cdch_recompress_opts {
                          * uncompressed, N.. compressed (1-based, counted over all files by
                          * GTID events, the "txn" of expected.jsonl) */
     bool verify;        /* verify every input CRC32 (default on) */
+    /* Called (when set) with each zstd frame written into a TRANSACTION_PAYLOAD
+     * and the size it decompresses to; valid during the call only (estimate.h
+     * decompresses it to measure what a consumer spends). */
+    void (*on_payload)(void *ud, const uint8_t *frame, size_t len, uint64_t uncompressed_len);
+    void *on_payload_ud;
 } cdch_recompress_opts;
 
 typedef struct cdch_recompress_stats {
@@ -70,6 +75,10 @@ typedef struct cdch_recompress_stats {
     uint64_t compressed_out_bytes;   /* their payloads' zstd frames */
     uint64_t max_transaction_bytes;  /* largest transaction held (inner events, uncompressed) */
     uint64_t zstd_ns;                /* wall time spent inside zstd compression */
+    uint64_t zstd_cpu_ns;            /* CPU time of the calling thread inside zstd compression */
+    uint64_t payload_wire_bytes;     /* TRANSACTION_PAYLOAD events written (header and checksum included) */
+    uint64_t compressed_in_wire_bytes; /* the same transactions' events uncompressed, as they would be written
+                                      * (headers and checksums included, GTID event excluded) */
 } cdch_recompress_stats;
 
 /* The binlog files to read, in order, and the index file to write. */
@@ -91,7 +100,9 @@ void cdch_recompress_input_free(cdch_recompress_input *in);
 
 /* Rewrite the input into out_dir. stats may be NULL. Errors name the file
  * and offset (truncated or corrupt input, a checksum mismatch, a write
- * failure); nothing is left behind then. */
+ * failure); nothing is left behind then. out_dir NULL: count only (the
+ * stream is rewritten and measured in stats, bytes_out included, but no
+ * file is written). */
 int cdch_recompress(const cdch_recompress_input *in, const char *out_dir, const cdch_recompress_opts *o,
                     cdch_recompress_stats *stats, cdch_err *err);
 
