@@ -597,6 +597,21 @@ typedef struct est_series {
     bool bars; /* bars on the left axis; else a line on the right axis */
 } est_series;
 
+/* The axis top: v rounded up to 1, 2, 2.5 or 5 times a power of ten (ticks at quarters). */
+static double nice_top(double v)
+{
+    double p = 1;
+    while (p * 10 <= v)
+        p *= 10;
+    while (p > v)
+        p /= 10;
+    static const double steps[] = {1, 2, 2.5, 4, 5, 8, 10};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i] * p >= v)
+            return steps[i] * p;
+    return 10 * p;
+}
+
 static double series_max(const est_series *s, size_t n)
 {
     double m = 0;
@@ -623,8 +638,8 @@ static void svg_chart(cdch_buf *b, const cdch_estimate_level *lv, size_t n, cons
             rmax = m > rmax ? m : rmax;
         }
     }
-    lmax = lmax > 0 ? lmax * 1.1 : 1;
-    rmax = rmax > 0 ? rmax * 1.1 : 1;
+    lmax = nice_top(lmax > 0 ? lmax * 1.05 : 1);
+    rmax = nice_top(rmax > 0 ? rmax * 1.05 : 1);
     double slot = pw / (double)n;
     cdch_buf_printf(b, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n", W, H, W, H);
     for (int t = 0; t <= 4; t++) { /* grid and both axes' ticks */
@@ -777,7 +792,7 @@ static void on_done(void *ud, const cdch_estimate_level *l, size_t done, size_t 
     (void)ud;
     char name[8];
     level_name(l, name, sizeof name);
-    fprintf(stderr, "estimate: [%zu/%zu] level %s: %" PRIu64 " bytes, %.2f s CPU, peak %.1f MB\n", done, total, name,
+    fprintf(stderr, "estimate: [%zu/%zu] level %s: %" PRIu64 " bytes, %.3f s CPU, peak %.1f MB\n", done, total, name,
             l->stream_bytes, l->cpu_s, (double)l->peak_rss_bytes / 1048576.0);
 }
 
