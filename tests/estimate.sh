@@ -19,10 +19,15 @@
 #     uncompressed stream's time (connect + catch-up) >= bytes*8/rate, and each catch-up alone
 #     >= bytes*8/rate - 50 ms (the fake primary's shaper lets a 50 ms burst through); a level
 #     that leaves a tenth of the bytes catches up in under half the uncompressed stream's time.
+#     --consumer go-mysql@v1.16.0+canal (its pinned setup, through the run machinery): each
+#     stream's cell passes, the uncompressed stream's catch-up >= bytes*8/rate - 50 ms, level 3
+#     catches up faster.
 #  3. Errors, exact messages and exit statuses: a bad level range / list, a missing capture,
 #     a bad --link, --consumer without --link, --link on binlog files, --link on a directory
 #     without schema.sql, --consumer naming a consumer that reads files.
-# Prints "N passed, N failed"; exits non-zero on any failure.
+# go-mysql installs into $CDCH_CACHE (the harness's default cache when unset); it needs Go from the
+# Go module proxy, and a failed setup fails its check. Prints "N passed, N failed"; exits non-zero on
+# any failure.
 set -u
 usage="usage: estimate.sh CDCHARNESS_BIN SOURCE_DIR"
 BIN=${1:?$usage}
@@ -160,6 +165,22 @@ for l in d["levels"]:
     assert l["ratio"] < 0.2 and l["catchup_s"] < u["catchup_s"] / 2, (l["level"], l["ratio"], l["catchup_s"], u["catchup_s"])
 EOF
 check "the table has catch-up columns and names the consumer" grep -q "catch-up over 10mbit/20ms (the harness's replica)" "$WORK/l.out"
+
+echo "== --link 10mbit/20ms --consumer go-mysql@v1.16.0+canal (through the run machinery)"
+"$BIN" estimate "$WORK/json" --levels 3 --link 10mbit/20ms --consumer go-mysql@v1.16.0+canal --json "$WORK/c.json" \
+    --quiet >"$WORK/c.out" 2>"$WORK/c.err"
+check "exit status 0" test $? = 0
+check "each stream's cell passed over the link; the uncompressed one took its wire time" python3 - "$WORK/c.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["link"]["consumer"] == "go-mysql@v1.16.0+canal", d["link"]
+u, l = d["uncompressed"], d["levels"][0]
+assert u["verdict"] == "pass" and l["verdict"] == "pass", (u["verdict"], l["verdict"])
+for s in (u, l):
+    assert s["bytes_received"] == s["stream_bytes"] and s["connect_s"] > 0, s
+assert u["catchup_s"] >= u["stream_bytes"] * 8 / 1e7 - 0.05, (u["catchup_s"], u["stream_bytes"])
+assert l["catchup_s"] < u["catchup_s"], (l["catchup_s"], u["catchup_s"])
+EOF2
 
 echo "== errors"
 bad_levels="cdcharness estimate: --levels wants zstd levels 1..22 as a range (1-7), a list (1,3,7,19) or both (1-3,7), not"
