@@ -237,6 +237,23 @@ START_TEST(test_start_key)
     cdch_scenario_free(s);
     expect_err("description: d\nstart: {skip_txns: 0}\n", 2, 20, "start.skip_txns");
     expect_err("description: d\nstart: {skip: 2}\n", 2, 9, "skip");
+    /* start: attach (the schema pre-exists), or {attach: BOOL}; not with skip_txns */
+    s = load("description: d\nstart: attach\n");
+    ck_assert(s->start_attach);
+    ck_assert_uint_eq(s->start_skip_txns, 0);
+    cdch_scenario_free(s);
+    s = load("description: d\nstart: {attach: true}\n");
+    ck_assert(s->start_attach);
+    cdch_scenario_free(s);
+    s = load("description: d\nstart: {attach: false, skip_txns: 2}\n");
+    ck_assert(!s->start_attach);
+    ck_assert_uint_eq(s->start_skip_txns, 2);
+    cdch_scenario_free(s);
+    s = load("description: d\n");
+    ck_assert(!s->start_attach);
+    cdch_scenario_free(s);
+    expect_err("description: d\nstart: attached\n", 2, 8, "attach");
+    expect_err("description: d\nstart: {skip_txns: 2, attach: yes}\n", 2, 31, "exclude each other");
 }
 END_TEST
 

@@ -10,8 +10,11 @@
  * queries with exact values, SHOW MASTER STATUS / BINARY LOGS / BINLOG
  * EVENTS, an unknown statement and an unknown table (clear ERRs), KILL,
  * multi-statements, prepared statements, COM_PING / STATISTICS / INIT_DB /
- * RESET_CONNECTION / SET_OPTION / FIELD_LIST, packets over 16 MiB, and link
- * shaping (rate and delay).
+ * RESET_CONNECTION / SET_OPTION / FIELD_LIST, packets over 16 MiB, link
+ * shaping (rate and delay), and attaching to the existing schema (the
+ * catalogue holds every table the skipped DDL prefix created; a dump from
+ * the attach point, by position and by GTID set, starts at the first row
+ * transaction).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
+#include "cursor.h"
+#include "event.h"
+#include "gtid.h"
+#include "reader.h"
+#include "scenario.h"
+#include "stream.h"
 #include "testutil.h"
 
 #define SCENARIO CDCH_SOURCE_DIR "/tests/data/server.yaml"
@@ -1350,6 +1360,171 @@ START_TEST(bad_clients_beside_a_dump)
 }
 END_TEST
 
+
+/* ---- attach: the schema as of the attach point ------------------------------------------ */
+
+/* The served stream (serve generates SCENARIO compressed, deterministically) generated again here,
+ * its attach point, and the names of the tables its skipped prefix creates. */
+typedef struct attach_fx {
+    char dir[256];
+    cdch_stream_attach a;
+    char tables[8][64];
+    size_t ntables;
+    uint64_t first_gno; /* the GNO of the first row transaction */
+} attach_fx;
+
+static void attach_fx_load(attach_fx *fx)
+{
+    memset(fx, 0, sizeof fx->tables);
+    cdch_err err;
+    cdch_scenario *s = cdch_scenario_load(SCENARIO, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    snprintf(fx->dir, sizeof fx->dir, "test_server-attach-%ld", (long)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_COMPRESSED, fx->dir, NULL, &err) == 0, "%s", err.msg);
+    char path[300];
+    snprintf(path, sizeof path, "%s/binlog.000001", fx->dir);
+    const char *paths[] = {path};
+    ck_assert_msg(cdch_stream_attach_point(paths, 1, &fx->a, &err) == 0, "%s", err.msg);
+    /* the prefix's CREATE TABLE statements, decoded up to the attach position */
+    cdch_reader *rd = cdch_reader_open(path, 0, &err);
+    ck_assert_ptr_nonnull(rd);
+    cdch_decoder *d = cdch_decoder_new();
+    cdch_arena ar = CDCH_ARENA_INIT;
+    cdch_raw_event ev;
+    while (cdch_reader_next(rd, &ev, &err) == 1 && ev.offset < fx->a.pos) {
+        cdch_event e;
+        ck_assert_msg(cdch_decode_event(d, ev.data, ev.len, &ar, &e, &err) == 0, "%s", err.msg);
+        if (ev.type == CDCH_EV_QUERY && e.u.query.query.len > 14 &&
+            memcmp(e.u.query.query.ptr, "CREATE TABLE `", 14) == 0) {
+            const char *q = (const char *)e.u.query.query.ptr + 14;
+            const char *end = memchr(q, '`', e.u.query.query.len - 14);
+            ck_assert_ptr_nonnull(end);
+            ck_assert_uint_lt(fx->ntables, 8);
+            snprintf(fx->tables[fx->ntables++], 64, "%.*s", (int)(end - q), q);
+        }
+        cdch_arena_reset(&ar);
+    }
+    cdch_arena_free(&ar);
+    cdch_decoder_free(d);
+    cdch_reader_free(rd);
+    fx->first_gno = fx->a.txns + 1;
+    cdch_scenario_free(s);
+}
+
+static void attach_fx_free(attach_fx *fx)
+{
+    cdch_stream_attach_free(&fx->a);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* After the fake ROTATE and FORMAT_DESCRIPTION (and, for a GTID dump, which reads the file from
+ * position 4, its PREVIOUS_GTIDS), the dump's first event is the GTID of the first row transaction,
+ * at the attach position, and then its TRANSACTION_PAYLOAD: nothing of the prefix. */
+static void attach_expect_first(int fd, const attach_fx *fx, bool gtid_dump)
+{
+    uint8_t b[70000];
+    uint8_t types[4];
+    uint32_t next_pos[4];
+    int64_t gno = -1;
+    for (int i = 0; i < 4; i++) {
+        ssize_t n = raw_read(fd, b, sizeof b, NULL);
+        ck_assert_msg(n > 20, "the dump ended after %d events", i);
+        ck_assert_msg(b[0] == 0x00, "dump packet 0x%02x: %.*s", b[0], (int)(n > 9 ? n - 9 : 0), (const char *)b + 9);
+        /* a GTID dump reads the file from 4 (its PREVIOUS_GTIDS) and says where it skipped to with a
+         * heartbeat, as MySQL 8's dump thread does */
+        if (gtid_dump && i == 2 && (b[5] == CDCH_EV_PREVIOUS_GTIDS || b[5] == CDCH_EV_HEARTBEAT)) {
+            i--;
+            continue;
+        }
+        types[i] = b[5];
+        next_pos[i] = cdch_le32(b + 1 + 13);
+        if (b[5] == CDCH_EV_GTID)
+            gno = (int64_t)cdch_le64(b + 1 + 19 + 17);
+    }
+    ck_assert_uint_eq(types[0], CDCH_EV_ROTATE);
+    ck_assert_uint_eq(types[1], CDCH_EV_FORMAT_DESCRIPTION);
+    ck_assert_msg(types[2] == CDCH_EV_GTID, "%s dump: event type %u after the FDE", gtid_dump ? "GTID" : "position",
+                  types[2]);
+    ck_assert_uint_eq(types[3], CDCH_EV_TRANSACTION_PAYLOAD);
+    ck_assert_int_eq(gno, (int64_t)fx->first_gno);
+    ck_assert_uint_eq(next_pos[2], fx->a.pos + 79); /* the GTID event (79 bytes with CRC32) starts at the attach point */
+    close(fd);
+}
+
+START_TEST(attach_catalogue_and_start)
+{
+    attach_fx fx;
+    attach_fx_load(&fx);
+    /* the prefix: CREATE DATABASE shop, CREATE TABLE orders, CREATE TABLE customers */
+    ck_assert_uint_eq(fx.a.txns, 3);
+    ck_assert_uint_eq(fx.ntables, 2);
+    ck_assert_str_eq(fx.a.gtid_set, UUID ":1-3");
+    /* the catalogue already holds every table the skipped prefix created, as it stands at the
+     * attach point (the scenario's schema: nothing after the prefix changes it) */
+    MYSQL *m = connect_ok(&g_native, NULL);
+    for (size_t i = 0; i < fx.ntables; i++) {
+        char q[200], want[100];
+        snprintf(q, sizeof q, "SHOW CREATE TABLE `shop`.`%s`", fx.tables[i]);
+        char *v = cell(m, q, 1, NULL);
+        snprintf(want, sizeof want, "CREATE TABLE `%s` (", fx.tables[i]);
+        ck_assert_msg(strncmp(v, want, strlen(want)) == 0, "%s", v);
+        free(v);
+        snprintf(q, sizeof q, "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop' AND "
+                              "TABLE_NAME = '%s'", fx.tables[i]);
+        v = scalar(m, q);
+        ck_assert_str_eq(v, strcmp(fx.tables[i], "orders") == 0 ? "4" : "2");
+        free(v);
+    }
+    ck_scalar(m, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop'", "2");
+    mysql_close(m);
+
+    /* by position: COM_BINLOG_DUMP from binlog.000001 at the attach point */
+    int fd = raw_login();
+    uint8_t b[70000];
+    const char *set = "\x03SET @master_binlog_checksum = 'CRC32'";
+    raw_write(fd, 0, set, strlen(set));
+    ck_assert_int_gt(raw_read(fd, b, sizeof b, NULL), 0);
+    uint8_t d[64] = {0x12};
+    for (int i = 0; i < 4; i++)
+        d[1 + i] = (uint8_t)(fx.a.pos >> (8 * i));
+    d[7] = 101; /* server id */
+    memcpy(d + 11, fx.a.file, 13);
+    raw_write(fd, 0, d, 24);
+    attach_expect_first(fd, &fx, false);
+
+    /* by GTID set: COM_BINLOG_DUMP_GTID with the prefix's set, from the start of the first file */
+    fd = raw_login();
+    raw_write(fd, 0, set, strlen(set));
+    ck_assert_int_gt(raw_read(fd, b, sizeof b, NULL), 0);
+    cdch_arena ar = CDCH_ARENA_INIT;
+    cdch_gtid_set gs;
+    cdch_err err;
+    ck_assert_msg(cdch_gtid_set_parse(fx.a.gtid_set, &ar, &gs, &err) == 0, "%s", err.msg);
+    cdch_buf enc = CDCH_BUF_INIT;
+    cdch_gtid_set_encode(&gs, &enc);
+    cdch_buf pkt = CDCH_BUF_INIT; /* command, flags (BINLOG_THROUGH_GTID), server id, name, pos 4, the set */
+    cdch_put_u8(&pkt, 0x1e);
+    cdch_put_le(&pkt, 0x04, 2);
+    cdch_put_le(&pkt, 102, 4);
+    cdch_put_le(&pkt, 13, 4);
+    cdch_put_str(&pkt, "binlog.000001");
+    cdch_put_le(&pkt, 4, 8);
+    cdch_put_le(&pkt, enc.len, 4);
+    cdch_put_bytes(&pkt, enc.data, enc.len);
+    raw_write(fd, 0, pkt.data, pkt.len);
+    cdch_buf_free(&pkt);
+    cdch_buf_free(&enc);
+    cdch_arena_free(&ar);
+    attach_expect_first(fd, &fx, true);
+    attach_fx_free(&fx);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("server");
@@ -1376,6 +1551,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stmt_temporal_lengths);
     tcase_add_test(tc, packets_out_of_order);
     tcase_add_test(tc, bad_clients_beside_a_dump);
+    tcase_add_test(tc, attach_catalogue_and_start);
     suite_add_tcase(s, tc);
     return s;
 }

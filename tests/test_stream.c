@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attach.h"
+#include "cursor.h"
 #include "event.h"
 #include "reader.h"
 #include "scenario.h"
@@ -256,6 +258,215 @@ START_TEST(rotation_and_previous_gtids)
 }
 END_TEST
 
+
+/* ---- attach (attach.h): the start point after the schema prefix ------------------------- */
+
+static const char attach_yaml[] =
+    "name: att\n"
+    "description: attach\n"
+    "server: {gtid_mode: %s}\n"
+    "binlog: {compression: both, create_tables: %s}\n"
+    "tables:\n"
+    "  - name: d.a\n"
+    "    columns: [{name: id, type: int, primary_key: true}, {name: v, type: varchar(20)}]\n"
+    "  - name: d.b\n"
+    "    columns: [{name: id, type: int, primary_key: true}]\n"
+    "transactions:\n"
+    "  - ddl: {db: d, sql: \"ALTER TABLE a COMMENT 'lead'\"}\n"
+    "  - empty: true\n"
+    "  - insert: {table: d.a, rows: [{id: 1, v: x}]}\n"
+    "  - ddl: {db: d, sql: \"ALTER TABLE b COMMENT 'mid'\"}\n"
+    "  - insert: {table: d.b, rows: [{id: 2}]}\n";
+
+/* Generate attach_yaml into a fresh directory; returns the first file's path (static). */
+static const char *attach_gen(const char *tag, const char *gtid_mode, const char *create, cdch_stream_mode m)
+{
+    char yaml[sizeof attach_yaml + 32];
+    int n = snprintf(yaml, sizeof yaml, attach_yaml, gtid_mode, create);
+    cdch_err err;
+    cdch_scenario *s = cdch_scenario_load_mem(yaml, (size_t)n, "att.yaml", &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    char *out = tmpdir_path(tag);
+    rm_rf(out);
+    ck_assert_msg(cdch_stream_generate(s, m, out, NULL, &err) == 0, "%s", err.msg);
+    cdch_scenario_free(s);
+    static char path[1100];
+    snprintf(path, sizeof path, "%s/binlog.000001", out);
+    return path;
+}
+
+/* The attach point of the one-file stream at path (must succeed). */
+static void attach_of(const char *path, cdch_stream_attach *a)
+{
+    const char *paths[] = {path};
+    cdch_err err;
+    ck_assert_msg(cdch_stream_attach_point(paths, 1, a, &err) == 0, "%s", err.msg);
+}
+
+/* Remove the stream directory holding path. */
+static void rm_stream_of(const char *path)
+{
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    rm_rf(dir);
+}
+
+/* The prefix: CREATE DATABASE d, CREATE TABLE a, CREATE TABLE b, the leading
+ * ALTER and the empty transaction (5 transactions); the attach position is
+ * the end of the empty transaction's last event, which is where the sixth
+ * GTID event (the first insert) starts; the mid-stream ALTER is not in it. */
+static void check_attach(cdch_stream_mode m, bool gtid_mode)
+{
+    const char *path = attach_gen(gtid_mode ? "att-g" : "att-a", gtid_mode ? "on" : "off", "true", m);
+    evlist l;
+    read_events(path, &l);
+    /* independently: offsets of the events, the 6th GTID-ish event, and what follows it */
+    uint64_t off = 4, gtid6 = 0, prev_end = 0;
+    unsigned gtids = 0;
+    uint8_t after6 = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        uint8_t t = l.data[i][4];
+        if (t == CDCH_EV_GTID || t == CDCH_EV_ANONYMOUS_GTID) {
+            if (++gtids == 6) {
+                gtid6 = off;
+                ck_assert_uint_gt(l.n, i + 1);
+                after6 = l.data[i + 1][4];
+            }
+        }
+        if (gtids < 6)
+            prev_end = off + l.len[i];
+        off += l.len[i];
+    }
+    ck_assert_uint_eq(gtids, 8);
+    ck_assert_uint_eq(gtid6, prev_end);
+    ck_assert_uint_eq(after6, m == CDCH_STREAM_COMPRESSED ? CDCH_EV_TRANSACTION_PAYLOAD : CDCH_EV_QUERY);
+    cdch_stream_attach a;
+    attach_of(path, &a);
+    ck_assert_uint_eq(a.txns, 5);
+    ck_assert_str_eq(a.file, "binlog.000001");
+    ck_assert_uint_eq(a.pos, gtid6);
+    /* the exact byte offset, as the writer lays the prefix out (the same in both modes: DDL is never
+     * compressed): FDE 4..126, PREVIOUS_GTIDS ..157, then five GTID/ANONYMOUS_GTID + QUERY(+QUERY) */
+    ck_assert_uint_eq(a.pos, 1453); /* ANONYMOUS_GTID has the GTID event's size */
+    if (gtid_mode) {
+        ck_assert(a.gtids);
+        ck_assert_str_eq(a.gtid_set, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5");
+    } else {
+        ck_assert(!a.gtids);
+        ck_assert_ptr_null(a.gtid_set);
+    }
+    cdch_stream_attach_free(&a);
+    free_events(&l);
+    rm_stream_of(path);
+}
+
+START_TEST(attach_point_after_schema_prefix)
+{
+    check_attach(CDCH_STREAM_UNCOMPRESSED, true);
+    check_attach(CDCH_STREAM_COMPRESSED, true);
+    check_attach(CDCH_STREAM_COMPRESSED, false);
+}
+END_TEST
+
+/* create_tables: false: the leading ALTER and the empty transaction are the
+ * prefix (2); a stream with no row at all has no attach point. */
+START_TEST(attach_point_without_create_and_without_rows)
+{
+    const char *path = attach_gen("att-n", "on", "false", CDCH_STREAM_UNCOMPRESSED);
+    cdch_stream_attach a;
+    attach_of(path, &a);
+    ck_assert_uint_eq(a.txns, 2);
+    ck_assert_str_eq(a.gtid_set, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-2");
+    cdch_stream_attach_free(&a);
+    rm_stream_of(path);
+    cdch_err err;
+
+    static const char yaml[] = "name: nr\ndescription: no rows\n"
+                               "tables: [{name: d.t, columns: [{name: id, type: int, primary_key: true}]}]\n"
+                               "transactions:\n  - ddl: {db: d, sql: \"ALTER TABLE t COMMENT 'x'\"}\n";
+    cdch_scenario *s = cdch_scenario_load_mem(yaml, sizeof yaml - 1, "nr.yaml", &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    char *out = tmpdir_path("att-nr");
+    rm_rf(out);
+    ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_COMPRESSED, out, NULL, &err) == 0, "%s", err.msg);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/binlog.000001", out);
+    const char *pp[] = {p};
+    ck_assert_int_eq(cdch_stream_attach_point(pp, 1, &a, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no transaction changes a row") != NULL, "%s", err.msg);
+    rm_rf(out);
+    cdch_scenario_free(s);
+}
+END_TEST
+
+/* Rotation inside the prefix: the attach point is in the file where the
+ * prefix ends, and the GTID set is the first file's PREVIOUS_GTIDS plus the
+ * prefix's GTIDs. */
+START_TEST(attach_point_across_rotation)
+{
+    char yaml[16384];
+    size_t n = (size_t)snprintf(yaml, sizeof yaml,
+                                "name: rotatt\ndescription: rotation\n"
+                                "server: {first_gno: 10}\n"
+                                "binlog: {max_binlog_size: 4096, compression: on}\n"
+                                "tables:\n"
+                                "  - {name: d.t1, columns: [{name: id, type: int, primary_key: true}, "
+                                "{name: v, type: varchar(200)}]}\n"
+                                "  - {name: d.t2, columns: [{name: id, type: int, primary_key: true}]}\n"
+                                "transactions:\n");
+    char comment[901];
+    memset(comment, 'c', 900);
+    comment[900] = '\0';
+    for (int i = 0; i < 8; i++) /* 8 leading DDL statements of ~1 KiB: the prefix spans files */
+        n += (size_t)snprintf(yaml + n, sizeof yaml - n, "  - ddl: {db: d, sql: \"ALTER TABLE t2 COMMENT '%s'\"}\n",
+                              comment);
+    n += (size_t)snprintf(yaml + n, sizeof yaml - n,
+                          "  - bulk: {generator: inserts, table: d.t1, seed: 3, transactions: 20, "
+                          "rows_per_transaction: 3, value_bytes: 100}\n");
+    cdch_err err;
+    cdch_scenario *s = cdch_scenario_load_mem(yaml, n, "rotatt.yaml", &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    char *out = tmpdir_path("att-rot");
+    rm_rf(out);
+    cdch_stream_stats st;
+    ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_COMPRESSED, out, &st, &err) == 0, "%s", err.msg);
+    ck_assert_uint_gt(st.files, 1);
+    char p[8][1100];
+    const char *pp[8];
+    size_t nf = st.files < 8 ? st.files : 8;
+    for (size_t i = 0; i < nf; i++) {
+        snprintf(p[i], sizeof p[i], "%s/binlog.%06zu", out, i + 1);
+        pp[i] = p[i];
+    }
+    cdch_stream_attach a;
+    ck_assert_msg(cdch_stream_attach_point(pp, nf, &a, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(a.txns, 11); /* CREATE DATABASE, two CREATE TABLE, eight ALTER */
+    ck_assert_str_eq(a.file, "binlog.000003");
+    /* the stream's own GTIDs (first_gno 10: PREVIOUS_GTIDS of the first file is empty) */
+    ck_assert_str_eq(a.gtid_set, "3e11fa47-71ca-11e1-9e33-c80aa9429562:10-20");
+    /* the file that holds the 11th transaction's last event: reading it from a.pos gives the next GTID
+     * (gno 21) or, at the file's end, a ROTATE */
+    char fp[1200];
+    snprintf(fp, sizeof fp, "%s/%s", out, a.file);
+    evlist l;
+    read_events(fp, &l);
+    uint64_t off = 4;
+    size_t i = 0;
+    while (i < l.n && off < a.pos)
+        off += l.len[i++];
+    ck_assert_uint_eq(off, a.pos);
+    ck_assert_uint_lt(i, l.n);
+    ck_assert(l.data[i][4] == CDCH_EV_GTID || l.data[i][4] == CDCH_EV_ROTATE);
+    if (l.data[i][4] == CDCH_EV_GTID)
+        ck_assert_int_eq((int64_t)cdch_le64(l.data[i] + 19 + 17), 21);
+    free_events(&l);
+    cdch_stream_attach_free(&a);
+    rm_rf(out);
+    cdch_scenario_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("stream");
@@ -264,6 +475,9 @@ static Suite *suite(void)
     tcase_add_test(tc, matches_mysql_8_0_40_time_row);
     tcase_add_test(tc, refuses_non_empty_output);
     tcase_add_test(tc, rotation_and_previous_gtids);
+    tcase_add_test(tc, attach_point_after_schema_prefix);
+    tcase_add_test(tc, attach_point_without_create_and_without_rows);
+    tcase_add_test(tc, attach_point_across_rotation);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -45,13 +45,14 @@ int cmd_record(int argc, char **argv);
  * ambiguous abbreviation in table order), and hands every getopt code its own
  * switch does not handle to cli_cell_opt. Its own long-only codes start at
  * CLI_O_EXTRA. */
-enum { CLI_O_BASELINE = 256, CLI_O_REPORT_DIR, CLI_O_CONSUMERS_DIR, CLI_O_QUIET, CLI_O_EXTRA };
+enum { CLI_O_BASELINE = 256, CLI_O_REPORT_DIR, CLI_O_CONSUMERS_DIR, CLI_O_QUIET, CLI_O_START, CLI_O_EXTRA };
 
 #define CLI_CELL_LONGOPTS                                                                                            \
     {"baseline", required_argument, NULL, CLI_O_BASELINE}, {"timeout", required_argument, NULL, 't'},               \
         {"report-dir", required_argument, NULL, CLI_O_REPORT_DIR},                                                  \
         {"consumers-dir", required_argument, NULL, CLI_O_CONSUMERS_DIR}, {"quiet", no_argument, NULL, CLI_O_QUIET}, \
-        {"jobs", required_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}
+        {"jobs", required_argument, NULL, 'j'}, {"start", required_argument, NULL, CLI_O_START},                   \
+        {"help", no_argument, NULL, 'h'}
 
 #define CLI_MAX_CONSUMER_DIRS 32
 
@@ -68,7 +69,19 @@ typedef struct cli_cell_opts {
     const char *dirs[CLI_MAX_CONSUMER_DIRS]; /* --consumers-dir, in order (more are ignored) */
     size_t ndirs;
     bool quiet;
+    int start;                /* --start: a cdch_start_mode (runner.h); 0 = auto */
 } cli_cell_opts;
+
+/* The --start lines of `run` and `matrix` --help. */
+#define CLI_START_HELP                                                                                   \
+    "  --start M          where consumers start: auto (default: attach where the scenario\n"           \
+    "                     or the consumer's manifest says `start: attach`), attach (every\n"            \
+    "                     cell: the schema pre-exists on the fake primary, whose catalogue\n"          \
+    "                     already holds the tables, and the consumer starts after the\n"               \
+    "                     stream's leading CREATE DATABASE/TABLE, by file:position and by\n"           \
+    "                     GTID set; those events are not expected) or empty (no cell: every\n"       \
+    "                     consumer starts at the first event, before the schema's DDL).\n"           \
+    "                     A scenario's start: {skip_txns: N} wins over all three\n"
 
 void cli_cell_opts_init(cli_cell_opts *o, const char *cmd, long default_jobs);
 

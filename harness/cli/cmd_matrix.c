@@ -28,6 +28,7 @@ static void matrix_usage(FILE *f)
             "usage: cdcharness matrix [MATRIX.yaml] [--quick] [-j N] [--shard K/N]\n"
             "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
             "                         [--list] [--timeout S] [--consumers-dir DIR] [--quiet]\n"
+            "                         [--start auto|attach|empty]\n"
             "\n"
             "Run a compatibility matrix: every consumer@version x scenario x mode the matrix\n"
             "file names (format in harness/run/matrix.h; without one, the bundled default\n"
@@ -53,6 +54,7 @@ static void matrix_usage(FILE *f)
             "  --timeout S        per cell (default: the matrix's, else 60)\n"
             "  --consumers-dir D  where consumer families live (default: the matrix's\n"
             "                     consumers_dirs, else ./consumers or the source tree's)\n"
+            CLI_START_HELP
             "  --quiet            no progress display\n"
             "\n"
             "Progress: a live status line on a terminal (done/total, failures so far, time\n"
@@ -452,6 +454,7 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
     ro.keep_ud = st;
     ro.shard_k = a->shard_k;
     ro.shard_n = a->shard_n;
+    ro.start = (cdch_start_mode)a->co.start;
     if (m->timeout > 0)
         ro.timeout_s = m->timeout;
     if (a->co.timeout_s > 0)

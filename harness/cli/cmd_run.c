@@ -22,6 +22,7 @@ static void run_usage(FILE *f)
             "                      [--mode both|compressed|uncompressed|flip]\n"
             "                      [--expect VERDICT|manifest | --expect-file FILE | --baseline REPORT.json]\n"
             "                      [--timeout S] [--report-dir DIR] [-j N] [--consumers-dir DIR]\n"
+            "                      [--start auto|attach|empty]\n"
             "\n"
             "Run each consumer version (consumers/<family>/manifest.yaml) against the streams\n"
             "of each scenario, diff what it emits against the expected change events, and\n"
@@ -54,6 +55,7 @@ static void run_usage(FILE *f)
             "  --no-watermark     do not end each stream with the watermark insert (a MyISAM\n"
             "                     row every consumer sees; harness/run/watermark.h): cells then\n"
             "                     stop only on idleness, and the stream is the scenario's alone\n"
+            CLI_START_HELP
             "  --quiet            no progress lines on stderr\n"
             "\n"
             "Setup of each version runs once into $CDCH_CACHE (default ~/.cache/cdcharness).\n"
@@ -189,6 +191,7 @@ static int run_parse(int argc, char **argv, run_args *a)
     a->ro.jobs = (int)a->co.jobs;
     a->ro.progress = a->co.quiet ? NULL : stderr;
     a->ro.report_dir = a->co.report_dir;
+    a->ro.start = (cdch_start_mode)a->co.start;
     return -1;
 }
 

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "paths.h"
 #include "proc.h"
+#include "runner.h"
 
 
 void cli_cell_opts_init(cli_cell_opts *o, const char *cmd, long default_jobs)
@@ -60,6 +61,16 @@ int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
             o->dirs[o->ndirs++] = arg;
         break;
     case CLI_O_QUIET: o->quiet = true; break;
+    case CLI_O_START: {
+        cdch_start_mode m;
+        if (cdch_start_mode_parse(arg, &m) != 0) {
+            fprintf(stderr, "cdcharness %s: --start wants auto, attach or empty, not '%s'\n", o->cmd, arg);
+            o->bad = true;
+            ok = false;
+        }
+        o->start = ok ? (int)m : 0;
+        break;
+    }
     default: return -1;
     }
     return ok ? 1 : 0;

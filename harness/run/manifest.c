@@ -263,12 +263,25 @@ static void free_by_scenario(cdch_manifest_sexpect *e, size_t n)
     free(e);
 }
 
+/* start: attach | empty */
+static int parse_start(mctx *c, yaml_node_t *n, bool *attach)
+{
+    const char *s = scalar(n);
+    if (s && (strcmp(s, "attach") == 0 || strcmp(s, "empty") == 0)) {
+        *attach = strcmp(s, "attach") == 0;
+        return 0;
+    }
+    return fail(c, n, "'start' must be 'attach' (the schema pre-exists: consumers start after its DDL) or "
+                      "'empty' (from the first event)", NULL);
+}
+
 static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
 {
     v->source = -1;
     v->native_auth = -1;
     v->session = -1;
     v->representations = -1;
+    v->start_attach = -1;
     if (scalar(n)) {
         v->version = xstrdup(scalar(n));
         return 0;
@@ -315,6 +328,11 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
             if (parse_bool(c, val, "session", &on) != 0)
                 return -1;
             v->session = on;
+        } else if (strcmp(key, "start") == 0) {
+            bool attach = false;
+            if (parse_start(c, val, &attach) != 0)
+                return -1;
+            v->start_attach = attach;
         }
     }
     if (!v->version)
@@ -465,6 +483,9 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
                 return -1;
         } else if (strcmp(key, "session") == 0) {
             if (parse_bool(c, v, "session", &m->session) != 0)
+                return -1;
+        } else if (strcmp(key, "start") == 0) {
+            if (parse_start(c, v, &m->start_attach) != 0)
                 return -1;
         } else if (strcmp(key, "expect_by_scenario") == 0) {
             if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
@@ -703,4 +724,9 @@ const cdch_known_issue *cdch_manifest_issue(const cdch_manifest *m, const char *
 unsigned cdch_manifest_representations(const cdch_manifest *m, const cdch_manifest_version *v)
 {
     return v && v->representations >= 0 ? (unsigned)v->representations : m->representations;
+}
+
+bool cdch_manifest_start_attach(const cdch_manifest *m, const cdch_manifest_version *v)
+{
+    return v->start_attach >= 0 ? v->start_attach == 1 : m->start_attach;
 }

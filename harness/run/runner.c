@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "attach.h"
 #include "events.h"
 #include "gtid.h"
 #include "jsonstr.h"
@@ -81,6 +82,7 @@ typedef struct scen {
 typedef struct stream {
     size_t scen;
     const char *mode;
+    bool attach;     /* consumers attach after the schema prefix (cdch_cell.attach) */
     char *dir;
     char *error;
     cdch_change_list *expected;
@@ -93,6 +95,7 @@ typedef struct stream {
     char *start_file;  /* scenario start: where consumers start (NULL: the first file, position 4) */
     uint64_t start_pos;
     char *gtid_set;    /* scenario start with gtid_mode on: the GTID set executed before it */
+    uint64_t attach_txns; /* attach: transactions of the schema prefix the consumer starts after */
 } stream;
 
 struct cdch_run {
@@ -337,7 +340,8 @@ const char *cdch_run_cell_expected_path(cdch_run *r, const cdch_cell *c)
 {
     for (size_t i = 0; i < r->nstreams; i++) {
         stream *st = &r->streams[i];
-        if (st->scen == c->scenario_idx && strcmp(st->mode, c->mode) == 0 && st->dir && !st->error) {
+        if (st->scen == c->scenario_idx && strcmp(st->mode, c->mode) == 0 && st->attach == c->attach && st->dir &&
+            !st->error) {
             if (!st->expected_path)
                 st->expected_path = xprintf("%s/expected.jsonl", st->dir);
             return st->expected_path;
@@ -377,17 +381,41 @@ static size_t scenario_modes(const cdch_run *r, const cdch_scenario *s, const ch
     }
 }
 
-static size_t stream_for(cdch_run *r, size_t sc, const char *mode)
+static size_t stream_for(cdch_run *r, size_t sc, const char *mode, bool attach)
 {
     for (size_t i = 0; i < r->nstreams; i++)
-        if (r->streams[i].scen == sc && strcmp(r->streams[i].mode, mode) == 0)
+        if (r->streams[i].scen == sc && strcmp(r->streams[i].mode, mode) == 0 && r->streams[i].attach == attach)
             return i;
     r->streams = xrealloc(r->streams, (r->nstreams + 1) * sizeof *r->streams);
     stream *st = &r->streams[r->nstreams++];
     memset(st, 0, sizeof *st);
     st->scen = sc;
     st->mode = mode;
+    st->attach = attach;
     return r->nstreams - 1;
+}
+
+int cdch_start_mode_parse(const char *s, cdch_start_mode *out)
+{
+    static const char *const names[] = {"auto", "attach", "empty"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (cdch_start_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* Whether consumer c attaches on scenario s (cdch_start_mode): a scenario's
+ * own skip_txns start wins; then --start; then the scenario's or the
+ * manifest's `start: attach`. */
+static bool cell_attaches(const cdch_run *r, const consumer *c, const cdch_scenario *s)
+{
+    if (s->start_skip_txns)
+        return false;
+    if (r->o.start != CDCH_START_AUTO)
+        return r->o.start == CDCH_START_ATTACH;
+    return s->start_attach || cdch_manifest_start_attach(c->m, c->v);
 }
 
 static void plan_all(cdch_run *r)
@@ -408,6 +436,7 @@ static void plan_all(cdch_run *r)
                 cell->consumer_idx = c;
                 cell->scenario_idx = s;
                 cell->exit_status = -1;
+                cell->attach = cell_attaches(r, &r->consumers[c], r->scens[s].s);
                 cell->verdict = CDCH_VERDICT_HARNESS_ERROR;
                 cell->expected = CDCH_VERDICT_PASS;
                 if (r->o.keep && !r->o.keep(r->o.keep_ud, cell))
@@ -431,7 +460,7 @@ void cdch_run_plan(cdch_run *r, size_t *total)
             r->ncells = hi - lo;
         }
         for (size_t i = 0; i < r->ncells; i++)
-            stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode);
+            stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach);
     }
     if (total)
         *total = r->planned_total;
@@ -443,6 +472,8 @@ void cdch_run_plan(cdch_run *r, size_t *total)
 /* start: {skip_txns: N}: consumers start right after the N-th transaction
  * that changes rows (by file:position, and by GTID set when the stream has
  * GTIDs); the changes up to there are dropped from what they must emit. */
+static void start_after(stream *st, uint64_t t_end);
+
 static int set_start(stream *st, const cdch_scenario *s)
 {
     uint64_t n = 0, last = 0, t_end = 0;
@@ -479,13 +510,22 @@ static int set_start(stream *st, const cdch_scenario *s)
         }
         st->gtid_set = xprintf("%s:1-%llu", uuid, (unsigned long long)gno);
     }
+    start_after(st, t_end);
+    return 0;
+}
+
+/* The consumer starts at st->start_file:start_pos, after transaction t_end:
+ * drop the changes up to it from what it must emit, and count what the
+ * primary sends from there on (its fake ROTATE and the FORMAT_DESCRIPTION,
+ * then every event after the start): "the whole stream was delivered" is
+ * judged against this. */
+static void start_after(stream *st, uint64_t t_end)
+{
     size_t k = 0;
     for (size_t i = 0; i < st->expected->n; i++)
         if (st->expected->items[i].txn > t_end)
             st->expected->items[k++] = st->expected->items[i];
     st->expected->n = k;
-    /* what the primary sends from there on (its fake ROTATE and the FORMAT_DESCRIPTION, then every event
-     * after the start): "the whole stream was delivered" is judged against this */
     uint64_t events = 2;
     for (size_t f = 0; f < st->idx.nfiles; f++) {
         int c = strcmp(st->idx.files[f], st->start_file);
@@ -499,7 +539,39 @@ static int set_start(stream *st, const cdch_scenario *s)
         cdch_reader_free(rd);
     }
     st->events = events;
+}
+
+/* Attach (cdch_start_mode): the consumer starts after the stream's schema
+ * prefix (stream attach.h), by file:position and, when the stream has GTIDs,
+ * by the GTID set executed up to there; a stream without a prefix (no
+ * CREATE statements, create_tables: false) starts as it would anyway. */
+static int set_attach(stream *st)
+{
+    cdch_err err;
+    cdch_stream_attach a;
+    if (cdch_stream_attach_point((const char *const *)st->idx.paths, st->idx.nfiles, &a, &err) != 0) {
+        st->error = xprintf("attaching to the %s stream: %s", st->mode, err.msg);
+        return -1;
+    }
+    st->attach_txns = a.txns;
+    if (a.txns > 0) {
+        st->start_file = xstrdup(a.file);
+        st->start_pos = a.pos;
+        st->gtid_set = a.gtid_set ? xstrdup(a.gtid_set) : NULL;
+        start_after(st, a.txns);
+    }
+    cdch_stream_attach_free(&a);
     return 0;
+}
+
+/* A stream of the same scenario and mode already generated (one that only
+ * starts elsewhere reads the same files). */
+static const stream *twin_of(const cdch_run *r, const stream *st)
+{
+    for (const stream *o = r->streams; o < st; o++)
+        if (o->scen == st->scen && strcmp(o->mode, st->mode) == 0 && o->dir && !o->error)
+            return o;
+    return NULL;
 }
 
 static void watermark_scenarios(cdch_run *r)
@@ -545,16 +617,22 @@ static void gen_streams(cdch_run *r)
     for (size_t i = 0; i < r->nstreams; i++) {
         stream *st = &r->streams[i];
         const cdch_scenario *s = r->scens[st->scen].s;
-        st->dir = xprintf("%s/streams/%zu-%s/%s", r->tmp, st->scen, s->name, st->mode);
+        const stream *twin = twin_of(r, st);
         cdch_err err;
-        cdch_stream_mode m;
-        cdch_stream_mode_parse(st->mode, &m);
         cdch_stream_stats stats;
-        char parent[PATH_MAX];
-        snprintf(parent, sizeof parent, "%s/streams/%zu-%s", r->tmp, st->scen, s->name);
-        if (cdch_mkdirs(parent, &err) != 0 || cdch_stream_generate(s, m, st->dir, &stats, &err) != 0) {
-            st->error = xprintf("generating the %s stream of %s failed: %s", st->mode, s->name, err.msg);
-            continue;
+        if (twin) {
+            st->dir = xstrdup(twin->dir);
+            stats = twin->stats;
+        } else {
+            st->dir = xprintf("%s/streams/%zu-%s/%s", r->tmp, st->scen, s->name, st->mode);
+            cdch_stream_mode m;
+            cdch_stream_mode_parse(st->mode, &m);
+            char parent[PATH_MAX];
+            snprintf(parent, sizeof parent, "%s/streams/%zu-%s", r->tmp, st->scen, s->name);
+            if (cdch_mkdirs(parent, &err) != 0 || cdch_stream_generate(s, m, st->dir, &stats, &err) != 0) {
+                st->error = xprintf("generating the %s stream of %s failed: %s", st->mode, s->name, err.msg);
+                continue;
+            }
         }
         st->events = stats.events;
         st->stats = stats;
@@ -572,6 +650,8 @@ static void gen_streams(cdch_run *r)
             continue;
         }
         if (s->start_skip_txns && set_start(st, s) != 0)
+            continue;
+        if (st->attach && set_attach(st) != 0)
             continue;
         cdch_buf b = CDCH_BUF_INIT;
         for (size_t f = 0; f < st->idx.nfiles; f++)
@@ -656,7 +736,7 @@ static void estimate_cells(cdch_run *r)
     for (size_t i = 0; i < r->ncells; i++) {
         const cdch_cell *c = &r->cells[i];
         const consumer *con = &r->consumers[c->consumer_idx];
-        const stream *st = &r->streams[stream_for(r, c->scenario_idx, c->mode)];
+        const stream *st = &r->streams[stream_for(r, c->scenario_idx, c->mode, c->attach)];
         double guess = (cdch_manifest_session(con->m, con->v) ? 0.5 : 1.5) + (double)st->stats.bytes / 8e6;
         r->estimate[i] = guess;
         for (size_t k = 0; cells && cells->type == CDCH_JV_ARRAY && k < cells->u.arr.n; k++) {
@@ -1279,7 +1359,7 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     c.cell = &r->cells[ci];
     c.con = &r->consumers[c.cell->consumer_idx];
     c.sc = &r->scens[c.cell->scenario_idx];
-    c.st = &r->streams[stream_for(r, c.cell->scenario_idx, c.cell->mode)];
+    c.st = &r->streams[stream_for(r, c.cell->scenario_idx, c.cell->mode, c.cell->attach)];
     c.t0 = now_s();
     cdch_cell *cell = c.cell;
     const stream *st = c.st;

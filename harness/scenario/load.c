@@ -797,17 +797,32 @@ static int load_faults(sc_ctx *c, yaml_node_t *n)
     return 0;
 }
 
-/* start: {skip_txns: N} */
+/* start: attach (the schema pre-exists: consumers start after the stream's
+ * leading DDL), or {skip_txns: N}, or {attach: BOOL} */
 static int load_start(sc_ctx *c, yaml_node_t *n)
 {
-    static const char *const keys[] = {"skip_txns", NULL};
+    static const char *const keys[] = {"skip_txns", "attach", NULL};
     if (!n)
         return 0;
+    if (n->type == YAML_SCALAR_NODE) {
+        static const char *const words[] = {"attach", NULL};
+        int w;
+        if (sc_word(c, n, "start", words, &w) < 0)
+            return -1;
+        c->s->start_attach = true;
+        return 0;
+    }
     if (sc_check_map(c, n, "start", keys) < 0)
         return -1;
     yaml_node_t *v = sc_get(c, n, "skip_txns");
     if (v && sc_u64(c, v, "start.skip_txns", 1, UINT64_MAX, &c->s->start_skip_txns) < 0)
         return -1;
+    yaml_node_t *a = sc_get(c, n, "attach");
+    if (a && sc_bool(c, a, "start.attach", &c->s->start_attach) < 0)
+        return -1;
+    if (a && v && c->s->start_attach)
+        return sc_fail(c, a, "start.attach and start.skip_txns exclude each other (skip_txns already starts "
+                             "after the schema: drop attach)");
     return 0;
 }
 

@@ -19,7 +19,9 @@
  * expect_by_scenario ({SCENARIO: {mode: verdict}}, family or version: wins
  * over `expect` for that scenario), known_issues (family: the causes
  * expectations cite), representations (family or version: documented
- * alternative shapes of a change the diff accepts).
+ * alternative shapes of a change the diff accepts), start (attach | empty,
+ * family or version: attach = every scenario starts after the schema's DDL,
+ * runner.h cdch_start_mode).
  *
  * An expectation is "VERDICT [CAUSE...]": a verdict name, then the ids of
  * the known issues that explain it ("silent-skip no-type-40"). Every
@@ -81,6 +83,7 @@ typedef struct cdch_manifest_version {
     cdch_manifest_sexpect *by_scenario; /* expect_by_scenario (wins over the family's) */
     size_t nby_scenario;
     int representations;       /* -1: the family's; else CDCH_REPR_* bits */
+    int start_attach;          /* -1: the family's `start`; 1 `start: attach`, 0 `start: empty` */
 } cdch_manifest_version;
 
 typedef struct cdch_manifest {
@@ -103,6 +106,7 @@ typedef struct cdch_manifest {
     cdch_known_issue *issues;  /* known_issues */
     size_t nissues;
     unsigned representations;  /* CDCH_REPR_* bits */
+    bool start_attach;         /* start: attach — every scenario attaches to an existing schema (runner.h) */
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);
@@ -142,5 +146,9 @@ unsigned cdch_manifest_representations(const cdch_manifest *m, const cdch_manife
 
 /* Whether version v's adapter speaks the session protocol. */
 bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *v);
+
+/* Whether version v starts every scenario attached to an existing schema
+ * (`start: attach`, its own else the family's; `start: empty` says no). */
+bool cdch_manifest_start_attach(const cdch_manifest *m, const cdch_manifest_version *v);
 
 #endif

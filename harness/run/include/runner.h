@@ -60,6 +60,21 @@
 
 struct cdch_cell;
 
+/* Where a cell's consumer starts (`run`/`matrix` --start; scenarios/README.md "start").
+ * Attach: the schema pre-exists on the primary (its catalogue already holds the
+ * tables) and the consumer starts after the stream's leading schema DDL (stream
+ * attach.h), by file:position and, with gtid_mode on, by GTID set; the prefix's
+ * events are not expected. A scenario's own start: {skip_txns: N} always wins. */
+typedef enum cdch_start_mode {
+    CDCH_START_AUTO = 0, /* attach when the scenario says `start: attach` or the consumer's manifest
+                          * says `start: attach` (family or version); else from the first event */
+    CDCH_START_ATTACH,   /* every cell attaches */
+    CDCH_START_EMPTY,    /* no cell attaches: every consumer starts on an empty primary, before the DDL */
+} cdch_start_mode;
+
+/* "auto", "attach", "empty" -> mode; -1 when s is none of them. */
+int cdch_start_mode_parse(const char *s, cdch_start_mode *out);
+
 typedef struct cdch_run_opts {
     const char *const *consumer_dirs; /* where <family>/manifest.yaml are searched, in order */
     size_t nconsumer_dirs;
@@ -90,6 +105,7 @@ typedef struct cdch_run_opts {
     unsigned shard_k, shard_n;   /* run shard K of N (1-based) of the indexed cells; 0/0 = all */
     bool watermark;              /* end each stream with the watermark insert (watermark.h; default on): a cell
                                   * stops shortly after its row arrives instead of waiting for idleness */
+    cdch_start_mode start;       /* where consumers start (default CDCH_START_AUTO) */
 } cdch_run_opts;
 
 void cdch_run_opts_init(cdch_run_opts *o);
@@ -102,6 +118,7 @@ typedef struct cdch_cell {
     const char *mode;               /* "uncompressed", "compressed", "flip" */
     size_t consumer_idx, scenario_idx;
     size_t index;                   /* position in the full plan (before sharding): stable across shards */
+    bool attach;                    /* the consumer attaches after the schema prefix (cdch_start_mode) */
     /* verdict */
     cdch_verdict verdict;           /* the worst of classes */
     unsigned classes;               /* CDCH_CLASS bits of every finding class (verdict.h) */

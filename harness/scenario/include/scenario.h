@@ -226,6 +226,8 @@ typedef struct cdch_scenario {
     cdch_sc_faults faults;
     uint64_t start_skip_txns;  /* start: {skip_txns: N}: consumers start right after the N-th transaction that
                                 * changes rows, by GTID set and by file:position (0: at the start) */
+    bool start_attach;         /* start: attach: the schema pre-exists on the primary; consumers start after the
+                                * stream's leading schema DDL (stream attach.h), by GTID set and by file:position */
     /* capture: DIR (scenarios/README.md "Captured streams"): the stream is a capture's binlog files,
      * served as recorded (recompressed per mode), not generated; the schema is its schema.sql, the
      * server identity its first file's. No items then. */
