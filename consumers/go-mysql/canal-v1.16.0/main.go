@@ -1,21 +1,24 @@
-// go-mysql v1.16.0 (the newest release) as its users run its canal
-// package: canal.NewCanal with a RowsEventHandler, binlog only (no
-// mysqldump: Dump.ExecutionPath ""), tables filtered to the scenario's
-// databases, started at the given file:pos or GTID set. canal learns each
-// table's schema from the server (SHOW FULL COLUMNS / SHOW INDEX ...), and
-// decodes TRANSACTION_PAYLOAD_EVENT itself (canal/sync.go iterates
-// TransactionPayloadEvent.Events since v1.8.0).
+// go-mysql's canal package as its users run it (one source for every
+// pinned canal version: canal-<tag>/main.go links here, the logger set-up
+// that differs by version is each module's log.go): canal.NewCanal with a
+// RowsEventHandler, binlog only (no mysqldump: Dump.ExecutionPath ""),
+// tables filtered to the scenario's databases, started at the given
+// file:pos or GTID set. canal learns each table's schema from the server
+// (SHOW FULL COLUMNS / SHOW INDEX ...), and decodes TRANSACTION_PAYLOAD_EVENT
+// itself (canal/sync.go iterates TransactionPayloadEvent.Events since v1.8.0).
 //
-// Rows are printed when canal reports the transaction's position synced
-// (OnPosSynced after XID / COMMIT), with that position as the checkpoint
-// and the GTID canal passed to OnGTID for the transaction. Values are
-// mapped from what canal hands OnRow, using the schema.Table canal built
-// from SHOW FULL COLUMNS (column names, ENUM/SET labels, collation, type).
+// Rows are printed when canal reports the position synced (OnPosSynced,
+// after XID / COMMIT), with the checkpoint canal hands a user there: the
+// position and GTID set a user persists to resume from (the set is what
+// canal.SyncedGTIDSet() returns; nil, so no gtid, when canal was started
+// by position: its BinlogSyncer tracks no GTID set then). Nothing of the
+// checkpoint is the adapter's own. Values are mapped from what canal hands
+// OnRow, using the schema.Table canal built from SHOW FULL COLUMNS (column
+// names, ENUM/SET labels, collation, type).
 package main
 
 import (
 	"fmt"
-	"log/slog"
 	"net"
 	"regexp"
 	"strconv"
@@ -34,7 +37,6 @@ import (
 type handler struct {
 	canal.DummyEventHandler
 	out     *canon.Cell
-	gtid    string
 	pending []canon.Row
 }
 
@@ -173,19 +175,13 @@ func (h *handler) OnRow(e *canal.RowsEvent) error {
 	return nil
 }
 
-func (h *handler) OnGTID(header *replication.EventHeader, e mysql.BinlogGTIDEvent) error {
-	h.gtid = ""
-	if header.EventType == replication.GTID_EVENT || header.EventType == replication.GTID_TAGGED_LOG_EVENT {
-		if set, err := e.GTIDNext(); err == nil {
-			h.gtid = set.String()
-		}
-	}
-	return nil
-}
-
 func (h *handler) OnPosSynced(header *replication.EventHeader, pos mysql.Position, set mysql.GTIDSet, force bool) error {
 	if len(h.pending) > 0 {
-		h.out.Emit(h.pending, h.gtid, pos.Name, uint64(pos.Pos))
+		gtid := ""
+		if set != nil {
+			gtid = set.String()
+		}
+		h.out.Emit(h.pending, gtid, pos.Name, uint64(pos.Pos))
 		h.pending = h.pending[:0]
 	}
 	return nil
@@ -200,6 +196,7 @@ func main() { canon.Main(run) }
 // cell is stopped (canal.Close, as canal's users stop it).
 func run(cell *canon.Cell) int {
 	env := cell.Env
+	lib := "go-mysql " + canon.LibVersion("github.com/go-mysql-org/go-mysql") + " canal: "
 	cfg := canal.NewDefaultConfig()
 	cfg.Addr = net.JoinHostPort(env.Host, strconv.Itoa(int(env.Port)))
 	cfg.User = env.User
@@ -211,14 +208,14 @@ func run(cell *canon.Cell) int {
 	if d := cell.Dialer(); d != nil { // session: the default dialer, its connections closed at stop
 		cfg.Dialer = d
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(cell.Stderr(), nil))
+	cfg.Logger = newLogger(cell.Stderr())
 	for _, db := range env.Databases {
 		cfg.IncludeTableRegex = append(cfg.IncludeTableRegex, "^"+regexp.QuoteMeta(db)+`\..*$`)
 	}
 
 	c, err := canal.NewCanal(cfg)
 	if err != nil {
-		return cell.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+		return cell.Fatal(lib + err.Error())
 	}
 	var once sync.Once
 	closeCanal := func() { once.Do(c.Close) }
@@ -240,7 +237,7 @@ func run(cell *canon.Cell) int {
 		return 0
 	}
 	if err != nil {
-		return cell.Fatal("go-mysql v1.16.0 canal: " + err.Error())
+		return cell.Fatal(lib + err.Error())
 	}
-	return cell.Fatal("go-mysql v1.16.0 canal: Run returned without an error")
+	return cell.Fatal(lib + "Run returned without an error")
 }

@@ -16,8 +16,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -486,6 +488,32 @@ func Set(bm uint64, labels []string) []byte {
 	return []byte("[" + strings.Join(parts, ",") + "]")
 }
 
+// Time prints a time.Time that go-mysql hands out under ParseTime with fsp
+// fraction digits: a DATETIME as its wall clock (go-mysql builds it in UTC),
+// a TIMESTAMP (instant) in UTC (go-mysql builds it in the local zone).
+func Time(t time.Time, instant bool, fsp int) []byte {
+	if instant {
+		t = t.UTC()
+	}
+	return JSONString(FixFSP(t.Format("2006-01-02 15:04:05.000000"), fsp))
+}
+
+// LibVersion is the version of the module at path that the running adapter
+// was built with ("" when unknown): the adapters name it in their messages.
+func LibVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == path {
+				if m.Replace != nil {
+					return m.Replace.Version
+				}
+				return m.Version
+			}
+		}
+	}
+	return ""
+}
+
 // JSONDoc embeds a JSON column rendered as text by go-mysql.
 func JSONDoc(v any) ([]byte, error) {
 	p, ok := Bytes(v)
@@ -568,9 +596,15 @@ func ByBinlogType(c *Column, v any) ([]byte, error) {
 		if s, ok := v.(string); ok {
 			return JSONString(s), nil
 		}
+		if t, ok := v.(time.Time); ok && (c.Type == TypeDatetime || c.Type == TypeTimestamp) {
+			return Time(t, c.Type == TypeTimestamp, 0), nil
+		}
 	case TypeDatetime2, TypeTimestamp2, TypeTime2:
 		if s, ok := v.(string); ok {
 			return JSONString(FixFSP(s, int(c.Meta))), nil
+		}
+		if t, ok := v.(time.Time); ok && c.Type != TypeTime2 {
+			return Time(t, c.Type == TypeTimestamp2, int(c.Meta)), nil
 		}
 	case TypeYear:
 		if b, ok := Int(v, false, 8); ok {

@@ -1,17 +1,20 @@
-// go-mysql v1.16.0 (the newest release), used as a raw
-// replication.BinlogSyncer loop that, unlike loops written for <= v1.7.0,
-// also handles *replication.TransactionPayloadEvent by iterating its inner
-// Events (what go-mysql's own canal package does; code written for v1.8.0+
-// has to do it itself, see dbtrail/dbtrail#414 and block/spirit#1064).
+// go-mysql >= v1.8.0 used as a raw replication.BinlogSyncer loop that,
+// unlike loops written for <= v1.7.0, also handles
+// *replication.TransactionPayloadEvent by iterating its inner Events (what
+// go-mysql's own canal package does; code written for v1.8.0+ has to do it
+// itself, see dbtrail/dbtrail#414 and block/spirit#1064). One source for
+// every raw-payload and parsetime module (their main.go links here); each
+// module's options.go sets the BinlogSyncerConfig options of its variant.
 //
 // Rows of a transaction are printed when the transaction ends (XID, or a
 // QUERY "COMMIT" for non-transactional tables), with the checkpoint such a
 // loop keeps: the transaction's GTID and the file:log_pos of its end event
-// (inside a payload: the log_pos go-mysql v1.16.0 stamps on the inner
-// event). Column names come from the TABLE_MAP (binlog_row_metadata=FULL),
-// else "@1", "@2", ...; ENUM/SET labels likewise (without them: index /
-// bitmap). Library defaults otherwise (RenderJSONAsMySQLText off, no
-// decimal.Decimal, TIMESTAMP strings in UTC).
+// as go-mysql hands it over (inside a payload: the inner event's header,
+// which go-mysql stamps since v1.16.0, ace1fb4). Column names come from the
+// TABLE_MAP (binlog_row_metadata=FULL), else "@1", "@2", ...; ENUM/SET
+// labels likewise (without them: index / bitmap). Library defaults
+// otherwise (RenderJSONAsMySQLText off, TIMESTAMP strings in UTC), unless
+// options.go says more.
 package main
 
 import (
@@ -189,6 +192,8 @@ func run(cell *canon.Cell) int {
 		Dialer:                  cell.Dialer(), // nil one-shot: the library's default
 		Logger:                  slog.New(slog.NewTextHandler(cell.Stderr(), nil)),
 	}
+	configure(&cfg)
+	lib := "go-mysql " + canon.LibVersion("github.com/go-mysql-org/go-mysql")
 	syncer := replication.NewBinlogSyncer(cfg)
 	defer syncer.Close()
 
@@ -205,7 +210,7 @@ func run(cell *canon.Cell) int {
 		streamer, err = syncer.StartSync(mysql.Position{Name: env.StartFile, Pos: env.StartPos})
 	}
 	if err != nil {
-		return cell.Fatal("go-mysql v1.16.0 BinlogSyncer: " + err.Error())
+		return cell.Fatal(lib + " BinlogSyncer: " + err.Error())
 	}
 	cell.Ready()
 	for {
@@ -214,10 +219,10 @@ func run(cell *canon.Cell) int {
 			if cell.Stopping() {
 				return 0
 			}
-			return cell.Fatal("go-mysql v1.16.0 BinlogSyncer: " + err.Error())
+			return cell.Fatal(lib + " BinlogSyncer: " + err.Error())
 		}
 		if err := c.event(ev); err != nil {
-			return cell.Fatal("go-mysql v1.16.0 adapter: " + err.Error())
+			return cell.Fatal(lib + " adapter: " + err.Error())
 		}
 	}
 }

@@ -1,0 +1,1 @@
+../canal-v1.16.0/main.go

@@ -1,0 +1,1 @@
+../raw-payload-v1.16.0/main.go

@@ -1,0 +1,1 @@
+../parsetime-v1.16.0/options.go
