@@ -319,5 +319,9 @@ mkdir -p "$e/badindex" && printf './binlog.000001\n./binlog.000002\n' >"$e/badin
 expect_fail "index names a missing file" 1 "lists ./binlog.000002, but" "$bin" recompress "$e/badindex" --out "$e/o8"
 expect_fail "same name twice" 1 "have the same name" "$bin" recompress "$good" "$e/noindex/$(basename "$good")" --out "$e/o9"
 
+# an output directory named with a trailing slash is that directory (its temporary is DIR.tmp.PID beside it)
+check "--out DIR/ (trailing slash)" "$bin" recompress "$good" --level 3 --out "$e/slash/"
+[ -f "$e/slash/$(basename "$good")" ] && ! ls -d "$e"/slash.tmp.* >/dev/null 2>&1 && ok || bad "--out DIR/ did not write $e/slash/$(basename "$good")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

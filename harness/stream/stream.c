@@ -348,7 +348,10 @@ int cdch_stream_prepare_out(const char *out_dir, char *tmp, size_t tmpsz, cdch_e
             return cdch_err_set(err, "%s exists and is not empty: remove it or choose another output directory",
                                 out_dir);
     }
-    snprintf(tmp, tmpsz, "%s.tmp.%ld", out_dir, (long)getpid());
+    size_t n = strlen(out_dir);
+    while (n > 1 && out_dir[n - 1] == '/') /* "cap/" names the directory cap: its temporary is cap.tmp.PID */
+        n--;
+    snprintf(tmp, tmpsz, "%.*s.tmp.%ld", (int)n, out_dir, (long)getpid());
     rm_tree(tmp);
     if (mkdir(tmp, 0777) != 0)
         return cdch_err_set(err, "cannot create %s: %s", tmp, strerror(errno));
