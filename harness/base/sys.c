@@ -16,6 +16,14 @@ uint64_t cdch_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t cdch_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 char *cdch_read_file(const char *path, size_t max_len, size_t *len, cdch_err *err)
 {
     FILE *f = fopen(path, "rb");

@@ -86,14 +86,6 @@ typedef struct est_dec {
     char msg[CDCH_ERR_MSG_MAX];
 } est_dec;
 
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void on_payload(void *ud, const uint8_t *frame, size_t len, uint64_t uncompressed_len)
 {
     est_dec *d = ud;
@@ -101,9 +93,9 @@ static void on_payload(void *ud, const uint8_t *frame, size_t len, uint64_t unco
         return;
     cdch_err err;
     cdch_buf_reset(&d->out);
-    uint64_t t0 = thread_cpu_ns();
+    uint64_t t0 = cdch_thread_cpu_ns();
     int rc = cdch_zstd_decompress(frame, len, (size_t)uncompressed_len, &d->out, &err);
-    d->cpu_ns += thread_cpu_ns() - t0;
+    d->cpu_ns += cdch_thread_cpu_ns() - t0;
     if (rc != 0 || d->out.len != uncompressed_len) {
         d->bad = true;
         snprintf(d->msg, sizeof d->msg, "a payload written at this level does not decompress to its %llu bytes: %s",
@@ -129,7 +121,7 @@ static void run_pass(const cdch_recompress_input *in, const cdch_estimate_opts *
     memset(m, 0, sizeof *m);
     est_dec dec;
     memset(&dec, 0, sizeof dec);
-    cdch_recompress_opts ro = {level > 0, level > 0 ? level : 3, o->content_size, 0, o->verify, NULL, NULL};
+    cdch_recompress_opts ro = {level > 0, level > 0 ? level : 3, o->content_size, 0, o->verify, true, NULL, NULL};
     if (level > 0) {
         ro.on_payload = on_payload;
         ro.on_payload_ud = &dec;

@@ -151,14 +151,6 @@ void cdch_recompress_input_free(cdch_recompress_input *in)
 
 /* CPU time of the calling thread (zstd's share of a rewrite, apart from a
  * rewrite running beside it). */
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- the rewriter ---------------------------------------------------------------- */
 
 /* One transaction as MySQL's transaction cache holds it. */
@@ -391,12 +383,15 @@ static int make_payload(rc_ctx *c, cdch_err *err)
     if (!c->z && !(c->z = cdch_zstd_compressor_new()))
         return cdch_err_set(err, "cannot create a zstd compression context (out of memory?)");
     cdch_buf_reset(&c->zbuf);
-    uint64_t t0 = cdch_now_ns(), cpu0 = thread_cpu_ns();
+    bool timed = c->o->time_zstd; /* two clock reads per transaction, one a system call: only when asked */
+    uint64_t t0 = timed ? cdch_now_ns() : 0, cpu0 = timed ? cdch_thread_cpu_ns() : 0;
     if (cdch_zstd_compress_with(c->z, t->inner.data, t->inner.len, c->o->level, c->o->content_size, &c->zbuf,
                                 err) != 0)
         return -1;
-    c->st->zstd_cpu_ns += thread_cpu_ns() - cpu0;
-    c->st->zstd_ns += cdch_now_ns() - t0;
+    if (timed) {
+        c->st->zstd_cpu_ns += cdch_thread_cpu_ns() - cpu0;
+        c->st->zstd_ns += cdch_now_ns() - t0;
+    }
     if (c->zbuf.len + 64 > CDCH_MAX_EVENT_SIZE)
         return 0;
     const uint8_t *last = t->inner.data + t->last_off;

@@ -14,6 +14,10 @@
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cdch_now_ns(void);
 
+/* CPU time of the calling thread in nanoseconds (0 if unavailable). A system
+ * call, not the vDSO: keep it out of per-event paths unless asked for. */
+uint64_t cdch_thread_cpu_ns(void);
+
 /* Read the whole of `path` into a malloc'd, NUL-terminated buffer (*len =
  * its length without the NUL). Fails with "PATH: <reason>" when it cannot be
  * opened or read, or is larger than max_len bytes (0 = no limit).

@@ -55,6 +55,7 @@ typedef struct cdch_recompress_opts {
                          * uncompressed, N.. compressed (1-based, counted over all files by
                          * GTID events, the "txn" of expected.jsonl) */
     bool verify;        /* verify every input CRC32 (default on) */
+    bool time_zstd;     /* fill stats.zstd_ns / zstd_cpu_ns (costs a system call per transaction) */
     /* Called (when set) with each zstd frame written into a TRANSACTION_PAYLOAD
      * and the size it decompresses to; valid during the call only (estimate.h
      * decompresses it to measure what a consumer spends). */
@@ -74,8 +75,8 @@ typedef struct cdch_recompress_stats {
     uint64_t compressed_in_bytes;    /* uncompressed size of the transactions written compressed */
     uint64_t compressed_out_bytes;   /* their payloads' zstd frames */
     uint64_t max_transaction_bytes;  /* largest transaction held (inner events, uncompressed) */
-    uint64_t zstd_ns;                /* wall time spent inside zstd compression */
-    uint64_t zstd_cpu_ns;            /* CPU time of the calling thread inside zstd compression */
+    uint64_t zstd_ns;                /* wall time spent inside zstd compression (opts.time_zstd) */
+    uint64_t zstd_cpu_ns;            /* CPU time of the calling thread inside zstd compression (opts.time_zstd) */
     uint64_t payload_wire_bytes;     /* TRANSACTION_PAYLOAD events written (header and checksum included) */
     uint64_t compressed_in_wire_bytes; /* the same transactions' events uncompressed, as they would be written
                                       * (headers and checksums included, GTID event excluded) */
