@@ -59,6 +59,14 @@ want auto crud-basic uncompressed "$empty"
 run attach "$crud" --start attach
 want attach crud-basic uncompressed "$attached"
 want attach crud-basic compressed "$attached"
+# report.json says which cells attached
+python3 - "$work/auto/report.json" "$work/attach/report.json" <<'PY' || fail "report.json: attach flags wrong"
+import json, sys
+for path, want in ((sys.argv[1], False), (sys.argv[2], True)):
+    cells = json.load(open(path))["cells"]
+    assert cells and all(c["attach"] is want for c in cells), (path, [c.get("attach") for c in cells])
+PY
+echo "ok: report.json attach flags"
 
 manifest "start: attach" '"1"'
 run fam "$crud"

@@ -195,6 +195,7 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         KV_STR(f, "scenario", c->scenario);
         KV_STR(f, "scenario_path", c->scenario_path);
         KV_STR(f, "mode", c->mode);
+        fprintf(f, ",\"attach\":%s", c->attach ? "true" : "false");
         KV_STR(f, "verdict", cdch_verdict_name(c->verdict));
         fprintf(f, ",\"compression_regression\":%s", c->compression_regression ? "true" : "false");
         KV_STR(f, "expected", cdch_verdict_name(c->expected));
