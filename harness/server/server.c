@@ -8,7 +8,14 @@
  *
  * cdch_server_new ignores SIGPIPE for the process: a TLS write to a closed
  * socket would otherwise kill it (plain sockets use MSG_NOSIGNAL).
+ *
+ * Every socket is close-on-exec (SOCK_CLOEXEC, accept4): the server runs
+ * inside the harness, which forks adapters while other cells' connections
+ * are open; an inherited client socket would outlive the server's close, so
+ * a fault cut would never reach the client (no FIN while the other cell's
+ * adapter lives).
  */
+#define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -356,7 +363,10 @@ static void *accept_thread(void *arg)
         reap(srv);
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
-        int fd = accept(srv->listen_fd, (struct sockaddr *)&ss, &sl);
+        /* atomically close-on-exec: another cell's adapter forked between an accept and an
+         * fcntl would hold this connection open after close(), and the client would never
+         * see the cut (matrix -j N under load: BinaryLogClient pinging a dead dump for 80 s) */
+        int fd = accept4(srv->listen_fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
         if (srv_stopping(srv)) {
             if (fd >= 0)
                 close(fd);
