@@ -386,13 +386,16 @@ public final class Main {
             // but MySQL's system schemas), as a user who did not narrow it runs it
             if (startPoint) {
                 // resuming from stored offsets without a schema history: the recovery snapshot
-                // mode of this version ("schema_only_recovery" in 1.x, "recovery" from 2.x on:
+                // mode of this version ("schema_only_recovery" up to 2.5, "recovery" from 2.6 on:
                 // schema from SHOW CREATE TABLE, then the binlog from the stored offset; legacy
                 // MySqlConnectorTask:86-100 at v1.4.0.Final, MySqlConnectorTask
                 // validateAndLoadDatabaseHistory at v1.9.8.Final); "never" would need the CREATE
                 // TABLE events, which are before the start point. No table locks: the schema is
-                // read as it is.
-                p.setProperty("snapshot.mode", ver[0] < 2 ? "schema_only_recovery" : "recovery");
+                // read as it is. "recovery" is new in 2.6 (MySqlConnectorConfig.SnapshotMode
+                // RECOVERY at v2.6.0.Final, schema_only_recovery deprecated); 2.0-2.5 only have
+                // schema_only_recovery (MySqlConnectorConfig.java:154 at v2.3.4/v2.4.0.Final).
+                boolean hasRecovery = ver[0] > 2 || (ver[0] == 2 && ver[1] >= 6);
+                p.setProperty("snapshot.mode", hasRecovery ? "recovery" : "schema_only_recovery");
                 p.setProperty("snapshot.locking.mode", "none");
             } else if (hasNever(ver)) {
                 // "never" exists up to 3.5.x (removed in 3.6): no snapshot, stream from the first binlog
