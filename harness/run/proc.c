@@ -1,5 +1,5 @@
 /* proc.c — fork/exec in a new process group, non-blocking pipes, poll. */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, close_range */
 #include "proc.h"
 
 #include <dirent.h>
@@ -227,6 +227,15 @@ static _Noreturn void exec_child(const cdch_proc_opts *o, const char *exe, char 
         goto fail;
     if (dup2(pp[PIPE_OUT][1], 1) < 0 || dup2(pp[PIPE_ERR][1], 2) < 0)
         goto fail;
+    /* The adapter gets stdin/stdout/stderr and nothing else: a descriptor the harness opened
+     * without close-on-exec (another cell's log, a library's socket) must not live on in it.
+     * The exec-status pipe stays (it is close-on-exec). close_range is a system call: safe
+     * between fork and exec in a threaded parent; where it is missing, O_CLOEXEC everywhere
+     * in the harness is the line of defence. */
+    int keep = pp[PIPE_EXEC][1];
+    if (keep > 3)
+        close_range(3, (unsigned)keep - 1, 0);
+    close_range((unsigned)keep + 1, ~0u, 0);
     execve(exe, o->argv, envp);
 fail:
     code = errno;

@@ -1071,9 +1071,9 @@ static int prepare_cell(cellrun *c, cdch_err *err)
         if (cdch_mkdirs(cell->cell_dir, err) == 0) {
             char p[PATH_MAX + 32];
             snprintf(p, sizeof p, "%s/observed.jsonl", cell->cell_dir);
-            c->out = fopen(p, "w");
+            c->out = fopen(p, "we"); /* close-on-exec: other cells' adapters must not hold it */
             snprintf(p, sizeof p, "%s/stderr.log", cell->cell_dir);
-            c->errlog = fopen(p, "w");
+            c->errlog = fopen(p, "we");
         }
     }
     c->state = xprintf("%s/state/%zu", r->tmp, c->ci);

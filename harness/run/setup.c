@@ -213,7 +213,7 @@ static void to_log(void *ud, const char *line, size_t len)
 
 static int write_stamp(const char *stamp, const char *fp, cdch_err *err)
 {
-    FILE *s = fopen(stamp, "w");
+    FILE *s = fopen(stamp, "we");
     if (!s)
         return cdch_err_set(err, "cannot write %s: %s", stamp, strerror(errno));
     fputs(fp, s);
@@ -239,7 +239,7 @@ static void setup_failure(bool timed_out, double timeout_s, int status, int sig,
 static int run_setup(const cdch_manifest *m, const cdch_manifest_version *v, const char *dir, const char *logp,
                      double timeout_s, FILE *log_to, cdch_err *err)
 {
-    FILE *log = fopen(logp, "w");
+    FILE *log = fopen(logp, "we");
     if (!log)
         return cdch_err_set(err, "cannot write setup log %s: %s", logp, strerror(errno));
     setvbuf(log, NULL, _IOLBF, 0);
