@@ -610,6 +610,8 @@ void cdch_proc_set_stdout_limit(cdch_proc *p, uint64_t limit)
 
 bool cdch_proc_flooded(const cdch_proc *p) { return p->flooded; }
 
+uint64_t cdch_proc_stdout_bytes(const cdch_proc *p) { return p->out_total; }
+
 uint64_t cdch_proc_stderr_mark(const cdch_proc *p) { return p->err_total; }
 
 const char *cdch_proc_stderr_since(cdch_proc *p, uint64_t mark)

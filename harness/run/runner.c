@@ -1022,6 +1022,8 @@ typedef struct watch {
     double sample_t;      /* the last look at the consumer's threads and connections */
     double quiet_t;       /* since when they have been quiet (0: busy at the last look) */
     uint64_t pending;     /* bytes in flight to the consumer at the last look */
+    uint64_t out_bytes;   /* stdout bytes read at the last look, lines or not */
+    double out_t;         /* when that count last moved */
 } watch;
 
 /* How long the consumer has been quiet: no stdout line, no thread runnable
@@ -1228,9 +1230,19 @@ static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
     if (c->obs->n >= c->st->expected->n && quiet_for(c, w, t) >= r->o.grace_s)
         return CDCH_STOP_DONE;
     /* the watermark arrived: whatever the consumer was going to emit before it has arrived too (the
-     * row is the signal; the short grace only catches a stray line right behind it) */
-    if (c->io.watermark_at > 0 && t - c->io.last_activity >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5))
-        return CDCH_STOP_DONE;
+     * row is the signal; the short grace only catches a stray line right behind it). Output still
+     * coming (bytes in our pipe, or read since the last look, a line or not) is not the end: a
+     * consumer that floods after its rows is read until the flood limit says so. */
+    if (c->io.watermark_at > 0) {
+        uint64_t ob = cdch_proc_stdout_bytes(c->p);
+        if (ob != w->out_bytes) {
+            w->out_bytes = ob;
+            w->out_t = t;
+        }
+        double since = c->io.last_activity > w->out_t ? c->io.last_activity : w->out_t;
+        if (t - since >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5) && !cdch_proc_output_pending(c->p))
+            return CDCH_STOP_DONE;
+    }
     if (c->prim && !w->cut_released)
         release_held_cut(c, w, t);
     if (c->prim && w->cut_released && !w->cut_after_error && cdch_primary_last_cut(c->prim, NULL, 0, NULL) &&

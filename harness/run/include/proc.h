@@ -80,6 +80,8 @@ void cdch_proc_set_stderr_copy(cdch_proc *p, FILE *f);
  * cdch_proc_flooded is true; the caller stops the adapter. */
 void cdch_proc_set_stdout_limit(cdch_proc *p, uint64_t limit);
 bool cdch_proc_flooded(const cdch_proc *p);
+/* Bytes of stdout read since the limit was set, complete lines or not. */
+uint64_t cdch_proc_stdout_bytes(const cdch_proc *p);
 /* A mark in the stderr stream (bytes so far), and the part of the tail
  * written since a mark (valid until the next pump/stop/free): one
  * session process, one stderr cut per cell. */
