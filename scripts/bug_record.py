@@ -95,9 +95,17 @@ BUGS = [
          title="BinaryLogClient does not commit the GTID of a TRANSACTION_PAYLOAD: a restart from its GTID set replays",
          affected_versions="io.debezium <= 0.40.0, com.zendesk 0.26.0 .. 0.30.x",
          fixed_versions="io.debezium 0.40.1 (836b99e)",
-         cause=None, affected=[], fixed=[],
-         why="no cell yet: needs a restart from the GTID set the client itself reports (issue 13 item 3); "
-             "start-by-gtid-set starts from a harness-given set, so it cannot show it"),
+         cause="payload-gtid-not-committed",
+         affected=["mysql-binlog-connector-java@0.27.6+unwrap restart-by-gtid-set compressed",
+                   "mysql-binlog-connector-java@0.31.0+unwrap restart-by-gtid-set compressed"],
+         fixed=["mysql-binlog-connector-java@0.40.1+unwrap restart-by-gtid-set compressed",
+                "mysql-binlog-connector-java@0.41.0+unwrap restart-by-gtid-set compressed"],
+         note="the client started from a GTID set, the harness cuts the connection after four compressed "
+              "transactions, and BinaryLogClient's own keep-alive reconnect asks again from the set it tracked: "
+              "the affected versions replay the four (16 rows), the fixed ones neither replay nor skip. io.debezium "
+              "0.40.0 is not served by Maven Central (0.31.0 is the newest affected io.debezium release served). "
+              "Debezium itself restarts from its own stored offsets, so its cells on this scenario show DBZ-9564, "
+              "not this bug (Debezium 2.7.4 embeds com.zendesk 0.29.2, affected; 3.3.2 embeds 0.40.2, fixed)"),
     dict(bug="debezium/dbz#1503",
          link="https://github.com/debezium/mysql-binlog-connector-java/commit/973c8ae",
          consumer="mysql-binlog-connector-java",
@@ -113,8 +121,22 @@ BUGS = [
          title="custom converters / row deserializers not applied to events inside a payload",
          affected_versions="2.0 .. 2.3",
          fixed_versions="2.4.0.Final (5e2f115959)",
-         cause=None, affected=[], fixed=[],
-         why="no Debezium 2.0-2.3 pinned and no converter scenario yet (issue 13 item 6)"),
+         cause="payload-default-row-deserializer",
+         affected=["debezium@2.3.4.Final bulk-random-keys compressed",
+                   "debezium@2.3.4.Final bulk-json-staging compressed",
+                   "debezium@2.3.4.Final multi-statement compressed"],
+         fixed=["debezium@2.4.0.Final bulk-random-keys compressed",
+                "debezium@2.4.0.Final bulk-json-staging compressed",
+                "debezium@2.4.0.Final multi-statement compressed",
+                "debezium@2.7.4.Final bulk-random-keys compressed"],
+         note="2.3.4.Final is the newest 2.3.x Maven Central serves (2.3.5-2.3.7 are not). Rows inside a payload are "
+              "decoded by the binlog client's stock EventDeserializer (com.zendesk 0.27.2 "
+              "TransactionPayloadEventDataDeserializer.java:89), not Debezium's RowDeserializers "
+              "(MySqlStreamingChangeEventSource.java:292-309 at v2.3.4.Final registers them for plain row events "
+              "only): BINARY bytes >= 0x80 become U+FFFD (the upstream UUID case, debezium/debezium#4759), "
+              "DATETIME/TIMESTAMP(4-6) are cut to ms, TIME is null, latin1 is decoded as UTF-8; the same scenarios "
+              "pass uncompressed on 2.3.4. A user CustomConverter receives the same wrong raw values. Three runs, "
+              "one beside stress-ng, gave the same verdicts"),
     dict(bug="DBZ-9564 (debezium/debezium#6836)",
          link="https://issues.redhat.com/browse/DBZ-9564",
          consumer="Debezium",
@@ -122,16 +144,17 @@ BUGS = [
          affected_versions="2.0.0 .. 3.3.1",
          fixed_versions="3.3.2.Final (67c5a52273), 3.4.0.Final (dfd992f495)",
          cause="payload-events-bypass-handler",
-         affected=["debezium@2.7.4.Final restart-mid-payload compressed"],
-         fixed=["debezium@3.3.2.Final restart-mid-payload compressed",
-                "debezium@3.6.1.Final restart-mid-payload compressed"],
-         why="the fixed versions never restart: MySqlErrorHandler.isRetriable returns false for every "
-             "throwable (mysql-errorhandler-not-retriable, DBZ-8786 regression since 3.1.0.CR1), so the "
-             "connector stops at the cut (no-resume) and the fix is not exercised",
-         note="five runs beside stress-ng --cpu 2 gave the verdicts shown every time; with Debezium's workaround "
-              "field internal.custom.retriable.exception=(?s).* (one-shot adapter, CDCH_DBZ_PROPS; outside the "
-              "matrix) five more loaded runs gave 3.3.2 and 3.6.1 pass in both modes and 2.7.4 compressed "
-              "duplicate (3 rows) every time: the fix, shown outside the matrix"),
+         affected=["debezium@2.3.4.Final restart-mid-payload compressed",
+                   "debezium@2.4.0.Final restart-mid-payload compressed",
+                   "debezium@2.7.4.Final restart-mid-payload compressed",
+                   "debezium@2.7.4.Final+retry restart-mid-payload compressed"],
+         fixed=["debezium@3.3.2.Final+retry restart-mid-payload compressed",
+                "debezium@3.6.1.Final+retry restart-mid-payload compressed"],
+         note="the base 3.3.2 / 3.6.1 never restart: MySqlErrorHandler.isRetriable returns false for every "
+              "throwable (mysql-errorhandler-not-retriable, DBZ-8786 regression since 3.1.0.CR1), so they stop "
+              "at the cut (no-resume) and the fix is not exercised; the +retry versions set Debezium's documented "
+              "workaround internal.custom.retriable.exception=(?s).*, under which 2.7.4 still replays the payload "
+              "rows (duplicate) and 3.3.2 / 3.6.1 pass"),
     dict(bug="Maxwell <= 1.29 on type 40 (shyiko#332 through Maxwell's handler)",
          link="shared/reference/consumers.md section 3 (zendesk/maxwell@v1.29.0 BinlogConnectorReplicator.java)",
          consumer="Maxwell",
@@ -139,9 +162,15 @@ BUGS = [
          affected_versions="<= 1.29.0",
          fixed_versions="1.45.0 (9498d1c4c)",
          cause="no-type-40-warn-desync",
-         affected=["maxwell@1.22.6 start-by-gtid-set compressed"],
+         affected=["maxwell@1.22.6 crud-basic compressed", "maxwell@1.22.6 many-tables compressed",
+                   "maxwell@1.22.6 compression-flip flip"],
          fixed=[],
-         why="fixing version not served: Maven Central has com.zendesk:maxwell 1.17.0 and 1.22.6 only"),
+         why="fixing version not served: Maven Central has com.zendesk:maxwell 1.17.0 and 1.22.6 only",
+         note="run attached to the existing schema (manifest start: attach; without it every 1.22.6 cell is the "
+              "CREATE DATABASE parse failure create-database-encryption): every compressed and flip cell of the "
+              "library is silent-skip; the shyiko 0.20.0 it embeds throws after 5 header bytes "
+              "(EventHeaderV4Deserializer.java:43-47), BinaryLogClient.java:952-971 continues desynchronised, and "
+              "Maxwell's BinlogConnectorLifecycleListener.java:26-30 only WARNs"),
     dict(bug="zendesk/maxwell#2254",
          link="https://github.com/zendesk/maxwell/pull/2254",
          consumer="Maxwell",
@@ -185,18 +214,30 @@ BUGS = [
          title="canal reports Pos=0 inside payloads and does not advance the GTID set",
          affected_versions="v1.8.0 .. v1.15.0",
          fixed_versions="v1.16.0 (ace1fb4)",
-         cause=None, affected=[], fixed=[],
-         why="no affected version pinned yet (v1.15.0 is served; issue 13 item 2)"),
+         cause="payload-pos-zero",
+         affected=["go-mysql@v1.15.0+canal crud-basic compressed",
+                   "go-mysql@v1.15.0+raw-payload crud-basic compressed"],
+         fixed=["go-mysql@v1.16.0+canal crud-basic compressed",
+                "go-mysql@v1.16.0+raw-payload crud-basic compressed"],
+         note="start-by-gtid-set compressed shows the GTID half: v1.15.0 canal's GTID set stays at :1-8 over "
+              "7 compressed transactions (the report names the Pos=0 check, which runs first); v1.8.0-v1.14.0 "
+              "share the code path (canal/sync.go handleEvent), not pinned (v1.8.0's BinlogSyncer was refused "
+              "at login by the fake primary: not investigated)"),
     dict(bug="go-mysql-org/go-mysql#1147",
          link="https://github.com/go-mysql-org/go-mysql/pull/1147",
          consumer="go-mysql",
          title="events inside a payload are parsed by a fresh BinlogParser without the caller's decode options",
          affected_versions="v1.8.0 .. v1.15.0",
          fixed_versions="v1.16.0 (088eb1f, cloneForPayloadDecode)",
-         cause=None, affected=[], fixed=[],
-         why="no affected version pinned, and the adapters set only TimestampStringLocation=UTC, which is "
-             "the zone the cells run in, so the lost option changes no value; a v1.15.0 cell with UseDecimal "
-             "or ParseTime set would show it"),
+         cause="payload-parser-drops-options",
+         affected=["go-mysql@v1.15.0+parsetime all-types compressed",
+                   "go-mysql@v1.15.0+parsetime server-8.0.20 compressed",
+                   "go-mysql@v1.15.0+parsetime server-8.0.27 compressed"],
+         fixed=["go-mysql@v1.16.0+parsetime all-types compressed",
+                "go-mysql@v1.16.0+parsetime server-8.0.20 compressed",
+                "go-mysql@v1.16.0+parsetime server-8.0.27 compressed"],
+         note="+parsetime = ParseTime and UseDecimal set, in a UTC+05:30 process: only TIMESTAMP shows the lost "
+              "option as a value (a local-time string inside payloads); uncompressed passes on both versions"),
     dict(bug="go-mysql-org/go-mysql#875",
          link="https://github.com/go-mysql-org/go-mysql/pull/875",
          consumer="go-mysql (canal)",
