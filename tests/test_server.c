@@ -663,6 +663,7 @@ START_TEST(kill_connection)
     unsigned e = mysql_errno(a);
     ck_assert_msg(e == 2013 || e == 2006 || e == 2026, "killed connection answered %u %s", e, mysql_error(a));
     expect_error(b, "KILL 999999", 1094, "Unknown thread id: 999999");
+    expect_error(b, "KILL null", 1094, "Unknown thread id: 0"); /* a connector's stop with no id yet */
     ck_assert_int_eq(mysql_kill(b, 999998), 1);
     ck_assert_uint_eq(mysql_errno(b), 1094);
     mysql_close(a);

@@ -1383,7 +1383,7 @@ static const qpattern k_patterns[] = {
     {"^LOCK\\s+(TABLES?\\s.+|INSTANCE\\s+FOR\\s+BACKUP)$", h_ok, false},
     {"^DO\\s.+$", h_ok, false},
     {"^USE\\s.+$", h_use, true},
-    {"^KILL\\s+((CONNECTION|QUERY)\\s+)?([0-9]+)$", h_kill, false},
+    {"^KILL\\s+((CONNECTION|QUERY)\\s+)?([0-9]+|NULL)$", h_kill, false}, /* NULL: id 0, as MySQL */
     {"^(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|TRUNCATE|RENAME|GRANT|REVOKE|LOAD|PURGE|RESET|CHANGE|"
      "START\\s+(SLAVE|REPLICA)|STOP\\s+(SLAVE|REPLICA)|INSTALL|UNINSTALL)\\s",
      h_read_only, false},
