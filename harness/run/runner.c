@@ -1036,12 +1036,17 @@ static double quiet_for(cellrun *c, watch *w, double t)
 {
     if (t - w->sample_t >= 0.1) {
         w->sample_t = t;
-        /* bytes in flight that the consumer is reading (the count moved) are work ahead; bytes
-         * that stay put are a consumer that stopped reading (one that failed on an event) */
-        uint64_t pending = c->prim ? cdch_activity_tcp_pending(cdch_primary_port(c->prim)) : 0;
-        bool reading = pending > 0 && pending != w->pending;
-        w->pending = pending;
-        bool busy = reading || cdch_proc_output_pending(c->p) || cdch_activity_busy(cdch_proc_pid(c->p));
+        bool busy = cdch_proc_output_pending(c->p) || cdch_activity_busy(cdch_proc_pid(c->p));
+        /* bytes in flight that the consumer is reading (the count moved since the last look) are
+         * work ahead; bytes that stay put are a consumer that stopped reading (one that failed on
+         * an event). Looked at only when nothing else says busy: /proc/net/tcp walks the kernel's
+         * whole socket table (milliseconds of system time per read, a core at -j 10 when read
+         * every 100 ms by every cell: bench/README) */
+        if (!busy && c->prim) {
+            uint64_t pending = cdch_activity_tcp_pending(cdch_primary_port(c->prim));
+            busy = pending > 0 && pending != w->pending;
+            w->pending = pending;
+        }
         if (busy)
             w->quiet_t = 0;
         else if (w->quiet_t == 0)
