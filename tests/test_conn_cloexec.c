@@ -79,14 +79,9 @@ static int read_to_eof(int fd, int wait_ms)
 START_TEST(test_close_reaches_client_despite_spawn)
 {
     cdch_err err;
-    cdch_scenario *s = cdch_scenario_load(SCENARIO, &err);
-    ck_assert_msg(s != NULL, "%s", err.msg);
-    char dir[] = "/tmp/cdch-cloexec-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char sdir[sizeof dir + 16];
-    snprintf(sdir, sizeof sdir, "%s/stream", dir);
-    ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_UNCOMPRESSED, sdir, NULL, &err) == 0, "%s", err.msg);
-    cdch_primary *prim = cdch_primary_start(s, sdir, true, &err);
+    tu_stream ts;
+    tu_stream_make(&ts, SCENARIO);
+    cdch_primary *prim = cdch_primary_start(ts.s, ts.sdir, true, &err);
     ck_assert_msg(prim != NULL, "%s", err.msg);
 
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -116,8 +111,7 @@ START_TEST(test_close_reaches_client_despite_spawn)
     cdch_proc_free(child);
     close(fd);
     cdch_primary_stop(prim);
-    cdch_stream_rm_tree(dir);
-    cdch_scenario_free(s);
+    tu_stream_free(&ts);
 
     ck_assert_msg(held == 0, "a process the harness spawned holds %d socket(s) of the harness (want 0: close-on-exec)",
                   held);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mysql.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,9 +37,11 @@
 #include "cursor.h"
 #include "event.h"
 #include "gtid.h"
+#include "primary.h"
 #include "reader.h"
 #include "scenario.h"
 #include "stream.h"
+#include "streamidx.h"
 #include "testutil.h"
 
 #define SCENARIO CDCH_SOURCE_DIR "/tests/data/server.yaml"
@@ -1526,6 +1529,67 @@ START_TEST(attach_catalogue_and_start)
 }
 END_TEST
 
+/* hold_end_marker (runner.h): an in-process primary started with a mark sends every event before
+ * the marked transaction, then holds the dump, whatever the client does, until the harness
+ * releases it; then the marked transaction follows, from its first byte. */
+START_TEST(end_marker_held_until_released)
+{
+    cdch_err err;
+    tu_stream ts;
+    tu_stream_make(&ts, SCENARIO);
+    cdch_stream_index idx;
+    ck_assert_msg(cdch_stream_index_load(ts.sdir, &idx, &err) == 0, "%s", err.msg);
+    ck_assert_uint_ge(idx.ntxn, 2);
+    const cdch_txn_loc *mark = &idx.txn[idx.ntxn - 1];
+    cdch_primary *prim = cdch_primary_start_marked(ts.s, ts.sdir, true, mark->file, mark->start, &err);
+    ck_assert_msg(prim != NULL, "%s", err.msg);
+
+    MYSQL *m = mysql_init(NULL);
+    ck_assert_msg(mysql_real_connect(m, "127.0.0.1", CDCH_PRIMARY_USER, CDCH_PRIMARY_PASSWORD, NULL,
+                                     cdch_primary_port(prim), NULL, 0) != NULL, "%s", mysql_error(m));
+    ck_assert_int_eq(mysql_query(m, "SET @master_binlog_checksum = 'CRC32'"), 0);
+    int fd = (int)mysql_get_socket(m);
+    uint8_t d[64] = {0x12, 4, 0, 0, 0, 0, 0, 100, 0, 0, 0};
+    memcpy(d + 11, "binlog.000001", 13);
+    raw_write(fd, 0, d, 24);
+
+    /* up to the end of the event before the mark, in the mark's file */
+    uint8_t *b = malloc(1 << 24);
+    char file[256] = "";
+    uint32_t next = 0;
+    while (!(strcmp(file, mark->file) == 0 && next == mark->start)) {
+        ssize_t n = raw_read(fd, b, 1 << 24, NULL);
+        ck_assert_msg(n > 20 && b[0] == 0x00, "the dump ended before the mark (%s:%u)", file, next);
+        if (b[5] == CDCH_EV_ROTATE) { /* body: position (8), then the file name up to the checksum */
+            size_t nl = (size_t)n - 1 - 19 - 8 - 4;
+            snprintf(file, sizeof file, "%.*s", (int)nl, (const char *)b + 1 + 19 + 8);
+            continue;
+        }
+        next = cdch_le32(b + 1 + 13);
+    }
+    /* held: nothing more arrives, and the primary says so */
+    struct pollfd p = {fd, POLLIN, 0};
+    ck_assert_int_eq(poll(&p, 1, 700), 0);
+    ck_assert(cdch_primary_mark_held(prim));
+    cdch_primary_release_mark(prim);
+    ssize_t n = raw_read(fd, b, 1 << 24, NULL);
+    ck_assert_int_gt(n, 20);
+    ck_assert_msg(b[5] == CDCH_EV_GTID || b[5] == CDCH_EV_ANONYMOUS_GTID, "event type %u after the release", b[5]);
+    ck_assert_uint_eq(cdch_le32(b + 1 + 13) - (uint32_t)(n - 1), mark->start); /* it starts where the hold was */
+    ck_assert(!cdch_primary_mark_held(prim));
+    while (next != mark->end) { /* and the whole transaction follows */
+        n = raw_read(fd, b, 1 << 24, NULL);
+        ck_assert_msg(n > 20 && b[0] == 0x00, "the dump ended inside the marked transaction");
+        next = cdch_le32(b + 1 + 13);
+    }
+    free(b);
+    mysql_close(m);
+    cdch_primary_stop(prim);
+    cdch_stream_index_free(&idx);
+    tu_stream_free(&ts);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("server");
@@ -1553,6 +1617,7 @@ static Suite *suite(void)
     tcase_add_test(tc, packets_out_of_order);
     tcase_add_test(tc, bad_clients_beside_a_dump);
     tcase_add_test(tc, attach_catalogue_and_start);
+    tcase_add_test(tc, end_marker_held_until_released);
     suite_add_tcase(s, tc);
     return s;
 }

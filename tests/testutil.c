@@ -3,6 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "scenario.h"
+#include "stream.h"
 
 uint8_t *tu_read_file(const char *path, size_t *len)
 {
@@ -95,4 +99,23 @@ int tu_run(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? 0 : 1;
+}
+
+void tu_stream_make(tu_stream *t, const char *scenario_path)
+{
+    cdch_err err;
+    memset(t, 0, sizeof *t);
+    t->s = cdch_scenario_load(scenario_path, &err);
+    ck_assert_msg(t->s != NULL, "%s", err.msg);
+    snprintf(t->dir, sizeof t->dir, "/tmp/cdch-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+    snprintf(t->sdir, sizeof t->sdir, "%s/stream", t->dir);
+    ck_assert_msg(cdch_stream_generate(t->s, CDCH_STREAM_UNCOMPRESSED, t->sdir, NULL, &err) == 0, "%s", err.msg);
+}
+
+void tu_stream_free(tu_stream *t)
+{
+    cdch_stream_rm_tree(t->dir);
+    cdch_scenario_free(t->s);
+    t->s = NULL;
 }

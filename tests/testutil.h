@@ -21,4 +21,15 @@ void tu_assert_hex_at(const char *file, int line, const uint8_t *got, size_t gle
 /* Run a suite; returns process exit status. */
 int tu_run(Suite *s);
 
+/* A scenario and its uncompressed stream, generated under a fresh temporary
+ * directory (for tests that start an in-process fake primary on it). */
+struct cdch_scenario;
+typedef struct tu_stream {
+    struct cdch_scenario *s;
+    char dir[64];   /* the temporary directory (removed by tu_stream_free) */
+    char sdir[96];  /* the stream in it */
+} tu_stream;
+void tu_stream_make(tu_stream *t, const char *scenario_path); /* aborts the test on failure */
+void tu_stream_free(tu_stream *t);
+
 #endif

@@ -22,7 +22,7 @@ void cdch_buf_free(cdch_buf *b)
 
 void cdch_buf_reset(cdch_buf *b) { b->len = 0; }
 
-void cdch_buf_reserve(cdch_buf *b, size_t extra)
+void cdch_buf_grow(cdch_buf *b, size_t extra)
 {
     size_t need = b->len + extra + 1; /* +1 keeps room for cdch_buf_cstr */
     if (need < b->len)
@@ -42,14 +42,6 @@ void cdch_buf_reserve(cdch_buf *b, size_t extra)
     b->cap = cap;
 }
 
-uint8_t *cdch_buf_extend(cdch_buf *b, size_t n)
-{
-    cdch_buf_reserve(b, n);
-    uint8_t *r = b->data + b->len;
-    b->len += n;
-    return r;
-}
-
 void cdch_put_bytes(cdch_buf *b, const void *p, size_t n)
 {
     if (n == 0)
@@ -62,15 +54,6 @@ void cdch_put_zero(cdch_buf *b, size_t n)
     if (n == 0)
         return;
     memset(cdch_buf_extend(b, n), 0, n);
-}
-
-void cdch_put_u8(cdch_buf *b, uint8_t v) { *cdch_buf_extend(b, 1) = v; }
-
-void cdch_put_le(cdch_buf *b, uint64_t v, unsigned n)
-{
-    uint8_t *d = cdch_buf_extend(b, n);
-    for (unsigned i = 0; i < n; i++)
-        d[i] = (uint8_t)(v >> (8 * i));
 }
 
 void cdch_put_be(cdch_buf *b, uint64_t v, unsigned n)

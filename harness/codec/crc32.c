@@ -74,26 +74,34 @@ CLMUL_TARGET static inline __m128i fold(__m128i a, __m128i k, __m128i b)
     return _mm_xor_si128(_mm_xor_si128(lo, hi), b);
 }
 
-/* len >= 64, a multiple of 16; crc inverted in and out. */
+/* len >= 16, a multiple of 16; crc inverted in and out. Four lanes of 16
+ * bytes while 64 remain (len >= 64), then one lane 16 bytes at a time (the
+ * only lane for the 16-63-byte events: GTID, XID, TABLE_MAP, a short row). */
 CLMUL_TARGET static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
 {
-    __m128i x1 = _mm_loadu_si128((const __m128i *)(p + 0));
-    __m128i x2 = _mm_loadu_si128((const __m128i *)(p + 16));
-    __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 32));
-    __m128i x4 = _mm_loadu_si128((const __m128i *)(p + 48));
-    x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
-    __m128i k = _mm_loadu_si128((const __m128i *)k_fold64);
-    for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
-        x1 = fold(x1, k, _mm_loadu_si128((const __m128i *)(p + 0)));
-        x2 = fold(x2, k, _mm_loadu_si128((const __m128i *)(p + 16)));
-        x3 = fold(x3, k, _mm_loadu_si128((const __m128i *)(p + 32)));
-        x4 = fold(x4, k, _mm_loadu_si128((const __m128i *)(p + 48)));
+    __m128i x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
+    __m128i k;
+    if (len >= 64) {
+        __m128i x2 = _mm_loadu_si128((const __m128i *)(p + 16));
+        __m128i x3 = _mm_loadu_si128((const __m128i *)(p + 32));
+        __m128i x4 = _mm_loadu_si128((const __m128i *)(p + 48));
+        k = _mm_loadu_si128((const __m128i *)k_fold64);
+        for (p += 64, len -= 64; len >= 64; p += 64, len -= 64) {
+            x1 = fold(x1, k, _mm_loadu_si128((const __m128i *)(p + 0)));
+            x2 = fold(x2, k, _mm_loadu_si128((const __m128i *)(p + 16)));
+            x3 = fold(x3, k, _mm_loadu_si128((const __m128i *)(p + 32)));
+            x4 = fold(x4, k, _mm_loadu_si128((const __m128i *)(p + 48)));
+        }
+        /* four lanes into one */
+        k = _mm_loadu_si128((const __m128i *)k_fold16);
+        x1 = fold(x1, k, x2);
+        x1 = fold(x1, k, x3);
+        x1 = fold(x1, k, x4);
+    } else {
+        k = _mm_loadu_si128((const __m128i *)k_fold16);
+        p += 16;
+        len -= 16;
     }
-    /* four lanes into one, then 16 bytes at a time */
-    k = _mm_loadu_si128((const __m128i *)k_fold16);
-    x1 = fold(x1, k, x2);
-    x1 = fold(x1, k, x3);
-    x1 = fold(x1, k, x4);
     for (; len >= 16; p += 16, len -= 16)
         x1 = fold(x1, k, _mm_loadu_si128((const __m128i *)p));
     /* 128 -> 64 bits */
@@ -139,7 +147,7 @@ uint32_t cdch_crc32(uint32_t crc, const void *data, size_t len)
     const uint8_t *p = data;
     crc = ~crc;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (g_clmul && len >= 64) {
+    if (g_clmul && len >= 16) {
         size_t n = len & ~(size_t)15;
         crc = crc_clmul(crc, p, n);
         p += n;

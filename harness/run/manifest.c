@@ -282,6 +282,7 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
     v->session = -1;
     v->representations = -1;
     v->start_attach = -1;
+    v->hold_end_marker = -1;
     if (scalar(n)) {
         v->version = xstrdup(scalar(n));
         return 0;
@@ -333,6 +334,11 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
             if (parse_start(c, val, &attach) != 0)
                 return -1;
             v->start_attach = attach;
+        } else if (strcmp(key, "hold_end_marker") == 0) {
+            bool on = false;
+            if (parse_bool(c, val, "hold_end_marker", &on) != 0)
+                return -1;
+            v->hold_end_marker = on;
         }
     }
     if (!v->version)
@@ -486,6 +492,9 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
                 return -1;
         } else if (strcmp(key, "start") == 0) {
             if (parse_start(c, v, &m->start_attach) != 0)
+                return -1;
+        } else if (strcmp(key, "hold_end_marker") == 0) {
+            if (parse_bool(c, v, "hold_end_marker", &m->hold_end_marker) != 0)
                 return -1;
         } else if (strcmp(key, "expect_by_scenario") == 0) {
             if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
@@ -655,6 +664,11 @@ const char *cdch_manifest_expect(const cdch_manifest_version *v, const char *mod
 bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *v)
 {
     return v->session >= 0 ? v->session == 1 : m->session;
+}
+
+bool cdch_manifest_hold_end_marker(const cdch_manifest *m, const cdch_manifest_version *v)
+{
+    return v->hold_end_marker >= 0 ? v->hold_end_marker == 1 : m->hold_end_marker;
 }
 
 /* The expect_by_scenario entry for scenario that names mode, NULL when none;

@@ -1014,6 +1014,7 @@ typedef struct watch {
     double hold_t;        /* when the server began holding a fault's cut (0: not yet) */
     size_t hold_need;     /* rows of the transactions delivered whole before the cut */
     bool cut_released, cut_after_error;
+    bool mark_released;   /* hold_end_marker: the primary may send the watermark */
     bool delivered;       /* the primary sent the whole stream */
     double deliv_t;
     uint64_t last_sent;
@@ -1039,11 +1040,11 @@ static double quiet_for(cellrun *c, watch *w, double t)
         bool busy = cdch_proc_output_pending(c->p) || cdch_activity_busy(cdch_proc_pid(c->p));
         /* bytes in flight that the consumer is reading (the count moved since the last look) are
          * work ahead; bytes that stay put are a consumer that stopped reading (one that failed on
-         * an event). Looked at only when nothing else says busy: /proc/net/tcp walks the kernel's
-         * whole socket table (milliseconds of system time per read, a core at -j 10 when read
-         * every 100 ms by every cell: bench/README) */
+         * an event). Looked at only when nothing else says busy; asked of the kernel per
+         * connection (sock_diag), /proc/net/tcp only when that fails: it walks the kernel's whole
+         * socket table (milliseconds of system time per read: bench/README) */
         if (!busy && c->prim) {
-            uint64_t pending = cdch_activity_tcp_pending(cdch_primary_port(c->prim));
+            uint64_t pending = cdch_primary_bytes_in_flight(c->prim);
             busy = pending > 0 && pending != w->pending;
             w->pending = pending;
         }
@@ -1087,7 +1088,12 @@ static int prepare_cell(cellrun *c, cdch_err *err)
     if (cdch_mkdirs(c->state, err) != 0)
         return -1;
     if (!cdch_manifest_files_source(c->con->m, c->con->v)) {
-        c->prim = cdch_primary_start(c->sc->s, c->st->dir, cdch_manifest_native_auth(c->con->m, c->con->v), err);
+        /* hold_end_marker: the watermark transaction (the stream's last) waits for the consumer */
+        const cdch_txn_loc *mark = NULL;
+        if (c->sc->wm_db && c->st->idx.ntxn > 0 && cdch_manifest_hold_end_marker(c->con->m, c->con->v))
+            mark = &c->st->idx.txn[c->st->idx.ntxn - 1];
+        c->prim = cdch_primary_start_marked(c->sc->s, c->st->dir, cdch_manifest_native_auth(c->con->m, c->con->v),
+                                            mark ? mark->file : NULL, mark ? mark->start : 0, err);
         if (!c->prim)
             return -1;
     }
@@ -1180,6 +1186,23 @@ static void release_held_cut(cellrun *c, watch *w, double t)
     }
 }
 
+/* hold_end_marker: the primary holds the watermark transaction until the
+ * consumer has acted on everything before it: quiet (activity.h) for 0.3 s,
+ * or for hold_quiet_s once it has reported an error (a consumer whose task
+ * stops on its error a poll interval later, Debezium's ChangeEventQueue,
+ * would otherwise emit the watermark or not depending on the machine's
+ * load). */
+static void release_held_mark(cellrun *c, watch *w, double t)
+{
+    if (!cdch_primary_mark_held(c->prim))
+        return;
+    double quiet = quiet_for(c, w, t);
+    if (quiet >= (got_error(c->obs) ? c->r->o.hold_quiet_s : 0.3)) {
+        cdch_primary_release_mark(c->prim);
+        w->mark_released = true;
+    }
+}
+
 /* A fault of the scenario cut the connection: the consumer is expected to
  * come back by itself. Once nothing streams and nothing was printed for
  * resume_wait_s, it did not (BinaryLogClient's keepalive thread looks every
@@ -1250,6 +1273,8 @@ static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
     }
     if (c->prim && !w->cut_released)
         release_held_cut(c, w, t);
+    if (c->prim && !w->mark_released)
+        release_held_mark(c, w, t);
     if (c->prim && w->cut_released && !w->cut_after_error && cdch_primary_last_cut(c->prim, NULL, 0, NULL) &&
         not_resumed(c, w, t))
         return CDCH_STOP_NOT_RESUMED;

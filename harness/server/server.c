@@ -68,17 +68,17 @@ void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos)
     pthread_mutex_unlock(&srv->mu);
 }
 
-bool srv_hold_cut(struct cdch_server *srv, srv_conn *c, const char *file, uint64_t pos)
+bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *file, uint64_t pos)
 {
     pthread_mutex_lock(&srv->mu);
-    snprintf(srv->held_file, sizeof srv->held_file, "%s", file ? file : "");
-    srv->held_pos = pos;
-    srv->cut_holding = true;
+    snprintf(h->file, sizeof h->file, "%s", file ? file : "");
+    h->pos = pos;
+    h->holding = true;
     pthread_mutex_unlock(&srv->mu);
     bool ok = true;
     for (;;) {
         pthread_mutex_lock(&srv->mu);
-        bool released = srv->cut_released;
+        bool released = h->released;
         pthread_mutex_unlock(&srv->mu);
         if (released)
             break;
@@ -93,29 +93,40 @@ bool srv_hold_cut(struct cdch_server *srv, srv_conn *c, const char *file, uint64
         }
     }
     pthread_mutex_lock(&srv->mu);
-    srv->cut_holding = false;
+    h->holding = false;
     pthread_mutex_unlock(&srv->mu);
     return ok;
 }
 
-bool cdch_server_cut_held(cdch_server *srv, char *file, size_t filesz, uint64_t *pos)
+static bool held(cdch_server *srv, const srv_hold *h, char *file, size_t filesz, uint64_t *pos)
 {
     pthread_mutex_lock(&srv->mu);
-    bool h = srv->cut_holding && !srv->cut_released;
-    if (h && filesz)
-        snprintf(file, filesz, "%s", srv->held_file);
-    if (h && pos)
-        *pos = srv->held_pos;
+    bool on = h->holding && !h->released;
+    if (on && filesz)
+        snprintf(file, filesz, "%s", h->file);
+    if (on && pos)
+        *pos = h->pos;
     pthread_mutex_unlock(&srv->mu);
-    return h;
+    return on;
 }
 
-void cdch_server_release_cut(cdch_server *srv)
+static void release(cdch_server *srv, srv_hold *h)
 {
     pthread_mutex_lock(&srv->mu);
-    srv->cut_released = true;
+    h->released = true;
     pthread_mutex_unlock(&srv->mu);
 }
+
+bool cdch_server_cut_held(cdch_server *srv, char *file, size_t filesz, uint64_t *pos)
+{
+    return held(srv, &srv->cut_hold, file, filesz, pos);
+}
+
+void cdch_server_release_cut(cdch_server *srv) { release(srv, &srv->cut_hold); }
+
+bool cdch_server_mark_held(cdch_server *srv) { return held(srv, &srv->mark_hold, NULL, 0, NULL); }
+
+void cdch_server_release_mark(cdch_server *srv) { release(srv, &srv->mark_hold); }
 
 bool cdch_server_last_cut(cdch_server *srv, char *file, size_t filesz, uint64_t *pos)
 {
@@ -157,6 +168,28 @@ int srv_kill(struct cdch_server *srv, uint32_t id)
 }
 
 uint16_t cdch_server_port(const cdch_server *srv) { return srv->port; }
+
+uint64_t cdch_server_bytes_in_flight(cdch_server *srv)
+{
+    pthread_mutex_lock(&srv->mu); /* a connection's fd is closed under mu: valid while it is held */
+    size_t n = srv->nconns;
+    cdch_tcp_tuple *t = cdch_xcalloc(n, sizeof *t);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n && sum != UINT64_MAX; i++) {
+        uint64_t q = cdch_tcp_sendq(srv->conns[i]->fd);
+        t[i] = srv->conns[i]->client;
+        sum = q == UINT64_MAX || t[i].remote.ss_family == AF_UNSPEC ? UINT64_MAX : sum + q;
+    }
+    pthread_mutex_unlock(&srv->mu);
+    uint64_t *rq = cdch_xcalloc(n, sizeof *rq);
+    if (sum != UINT64_MAX && cdch_tcpdiag_rqueues(t, n, rq) != 0)
+        sum = UINT64_MAX; /* a connection closed meanwhile, or no sock_diag: the caller asks /proc */
+    for (size_t i = 0; i < n && sum != UINT64_MAX; i++)
+        sum += rq[i];
+    free(rq);
+    free(t);
+    return sum;
+}
 
 /* ---- one connection --------------------------------------------------------------------- */
 
@@ -391,6 +424,10 @@ static void *accept_thread(void *arg)
         c->srv = srv;
         c->fd = fd;
         c->status = SERVER_STATUS_AUTOCOMMIT;
+        c->client.local = ss; /* the client's own address is our peer's */
+        socklen_t ll = sizeof c->client.remote;
+        if (getsockname(fd, (struct sockaddr *)&c->client.remote, &ll) != 0)
+            c->client.remote.ss_family = AF_UNSPEC; /* cdch_server_bytes_in_flight then says unknown */
         char host[INET6_ADDRSTRLEN] = "unknown";
         if (ss.ss_family == AF_INET)
             inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);

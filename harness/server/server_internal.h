@@ -39,6 +39,7 @@
 #include "err.h"
 #include "gtid.h"
 #include "server.h"
+#include "tcpdiag.h"
 
 /* Client capability flags (include/mysql_com.h). */
 enum {
@@ -110,6 +111,7 @@ typedef struct srv_conn {
     uint64_t last_ns;
     /* --- added by conn/auth/query (server.c owns the lifecycle) --- */
     char peer[64];             /* client IP address, for messages */
+    cdch_tcp_tuple client;     /* the client's socket named from its side (cdch_server_bytes_in_flight) */
     uint8_t charset;           /* client collation id from the handshake */
     uint16_t status;           /* server status flags (SERVER_STATUS_*) sent in OK/EOF */
     bool dumping;              /* a binlog dump runs: conn.c adds written bytes to stats.bytes_sent */
@@ -133,6 +135,15 @@ enum {
 };
 
 /* The server (server.c creates and owns it; other files read it). */
+/* A point where a dump waits for the harness (server.h hold_cut,
+ * hold_before_file/pos); guarded by cdch_server.mu. Released once, for good. */
+typedef struct srv_hold {
+    bool holding;              /* a dump waits there now */
+    bool released;             /* the harness let it go */
+    char file[512];            /* where it waits */
+    uint64_t pos;
+} srv_hold;
+
 struct cdch_server {
     const cdch_scenario *s;
     char *stream_dir;
@@ -161,10 +172,8 @@ struct cdch_server {
     int64_t start_time;        /* epoch seconds (Uptime) */
     char cut_file[512];        /* cdch_server_last_cut ("" = none) */
     uint64_t cut_pos;
-    bool cut_holding;          /* a dump waits at its cut (faults.hold_cut) */
-    bool cut_released;         /* cdch_server_release_cut was called */
-    char held_file[512];
-    uint64_t held_pos;
+    srv_hold cut_hold;         /* faults.hold_cut: a dump waits at its cut */
+    srv_hold mark_hold;        /* faults.hold_before_*: a dump waits before the end marker */
 };
 
 /* ---- server.c ---- */
@@ -179,7 +188,11 @@ void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n);
 void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos);
 /* dump.c (faults.hold_cut): hold at file:pos until released; false when the
  * server stops or the peer goes first. */
-bool srv_hold_cut(struct cdch_server *srv, srv_conn *c, const char *file, uint64_t pos);
+/* Wait (the dump's connection open, nothing sent) until the harness releases
+ * hold h (cdch_server_release_cut / _release_mark); false when the peer went
+ * or the server stops first. file:pos is where the dump stands, for the
+ * harness to see. */
+bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *file, uint64_t pos);
 /* KILL: shut down connection `id`'s socket (its thread then ends). 0, or -1 if no such connection. */
 int srv_kill(struct cdch_server *srv, uint32_t id);
 /* One connection's whole session on c->fd: handshake and authentication,

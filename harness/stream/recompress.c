@@ -172,6 +172,7 @@ typedef struct rc_ctx {
     cdch_recompress_stats *st;
     const char *name;      /* input path, for messages */
     FILE *out;
+    char *outbuf;          /* out's stdio buffer, CDCH_IO_BUF bytes, reused file to file */
     const char *out_path;
     uint64_t pos;          /* output position in the current file */
     bool crc;              /* the current file's events carry CRC32 */
@@ -553,6 +554,11 @@ static int one_file(rc_ctx *c, const char *path, const char *out_path, cdch_err 
     if (out_path && !c->out) {
         rc = cdch_err_set(err, "cannot create %s: %s", out_path, strerror(errno));
     } else {
+        if (c->out) { /* a write(2) per 256 KiB rather than per 4 KiB of small events */
+            if (!c->outbuf)
+                c->outbuf = cdch_xrealloc(NULL, CDCH_IO_BUF);
+            setvbuf(c->out, c->outbuf, _IOFBF, CDCH_IO_BUF);
+        }
         static char magic[] = CDCH_BINLOG_MAGIC;
         rc = put(c, magic, CDCH_BINLOG_MAGIC_LEN, err);
     }
@@ -616,6 +622,7 @@ int cdch_recompress(const cdch_recompress_input *in, const char *out_dir, const 
     if (rc == 0 && out_dir)
         rc = write_index(in, tmp, err);
     cdch_zstd_compressor_free(c.z);
+    free(c.outbuf);
     cdch_buf_free(&c.zbuf);
     cdch_buf_free(&c.pbuf);
     cdch_buf_free(&c.gbuf);

@@ -15,6 +15,8 @@
 #include "ddl.h"
 #include "event.h"
 #include "stream_internal.h"
+#include "sys.h"
+#include "xalloc.h"
 
 const char *cdch_stream_mode_name(cdch_stream_mode m)
 {
@@ -92,6 +94,9 @@ static int open_file(sw_writer *w, uint32_t ts, cdch_err *err)
     w->bin = fopen(path, "wb");
     if (!w->bin)
         return cdch_err_set(err, "cannot create %s: %s", path, strerror(errno));
+    if (!w->binbuf) /* a write(2) per 256 KiB rather than per 4 KiB of small events */
+        w->binbuf = cdch_xrealloc(NULL, CDCH_IO_BUF);
+    setvbuf(w->bin, w->binbuf, _IOFBF, CDCH_IO_BUF);
     fprintf(w->index, "./%s\n", w->file_name);
     w->pos = 0;
     w->stats.files++;
@@ -419,6 +424,7 @@ static void writer_free(sw_writer *w)
         fclose(w->expected);
     if (w->manifest_files)
         fclose(w->manifest_files);
+    free(w->binbuf); /* after the fclose of bin that used it */
     free(w->manifest_files_buf);
     cdch_zstd_compressor_free(w->zstd);
     cdch_buf_free(&w->cache);

@@ -21,6 +21,7 @@ typedef struct sw_writer {
     cdch_stream_mode mode;
     const char *dir;            /* temporary output directory */
     FILE *bin, *index, *expected, *manifest_files;
+    char *binbuf;               /* bin's stdio buffer, CDCH_IO_BUF bytes, reused file to file */
     char *manifest_files_buf;
     size_t manifest_files_len;
     char file_name[256];

@@ -20,14 +20,36 @@ typedef struct cdch_buf {
 #define CDCH_BUF_INIT {NULL, 0, 0}
 
 void cdch_buf_free(cdch_buf *b);                /* releases data; b is reusable */
-void cdch_buf_reserve(cdch_buf *b, size_t extra); /* ensure len+extra fits */
-uint8_t *cdch_buf_extend(cdch_buf *b, size_t n);  /* grow len by n, return the new region (uninitialised) */
+void cdch_buf_grow(cdch_buf *b, size_t extra);    /* the slow path of cdch_buf_reserve: reallocate */
+
+/* Ensure len+extra fits (and one more byte, for cdch_buf_cstr's NUL). Inline:
+ * the encoders call it for every field, and the check is all they need. */
+static inline void cdch_buf_reserve(cdch_buf *b, size_t extra)
+{
+    if (b->cap > b->len && extra < b->cap - b->len)
+        return;
+    cdch_buf_grow(b, extra);
+}
+
+/* Grow len by n and return the new region (uninitialised). */
+static inline uint8_t *cdch_buf_extend(cdch_buf *b, size_t n)
+{
+    cdch_buf_reserve(b, n);
+    uint8_t *r = b->data + b->len;
+    b->len += n;
+    return r;
+}
 void cdch_buf_reset(cdch_buf *b);                 /* len = 0, keeps capacity */
 
 void cdch_put_bytes(cdch_buf *b, const void *p, size_t n);
 void cdch_put_zero(cdch_buf *b, size_t n);
-void cdch_put_u8(cdch_buf *b, uint8_t v);
-void cdch_put_le(cdch_buf *b, uint64_t v, unsigned n); /* n = 1..8 */
+static inline void cdch_put_u8(cdch_buf *b, uint8_t v) { *cdch_buf_extend(b, 1) = v; }
+static inline void cdch_put_le(cdch_buf *b, uint64_t v, unsigned n) /* n = 1..8 */
+{
+    uint8_t *d = cdch_buf_extend(b, n);
+    for (unsigned i = 0; i < n; i++)
+        d[i] = (uint8_t)(v >> (8 * i));
+}
 void cdch_put_be(cdch_buf *b, uint64_t v, unsigned n); /* n = 1..8 */
 void cdch_put_lenenc(cdch_buf *b, uint64_t v);
 void cdch_put_str(cdch_buf *b, const char *s); /* no terminator */

@@ -27,4 +27,8 @@ char *cdch_read_file(const char *path, size_t max_len, size_t *len, cdch_err *er
 /* qsort comparator for an array of `char *` (strcmp order). */
 int cdch_cmp_strp(const void *a, const void *b);
 
+/* The stdio buffer size for binlog files read or written event by event
+ * (setvbuf with a caller-owned buffer: glibc ignores the size without one). */
+#define CDCH_IO_BUF (256u << 10)
+
 #endif

@@ -21,7 +21,10 @@
  * expectations cite), representations (family or version: documented
  * alternative shapes of a change the diff accepts), start (attach | empty,
  * family or version: attach = every scenario starts after the schema's DDL,
- * runner.h cdch_start_mode).
+ * runner.h cdch_start_mode), hold_end_marker (bool, family or version: the
+ * fake primary holds the watermark transaction until the consumer is quiet,
+ * and quiet for hold_quiet_s when it has reported an error: for consumers
+ * whose stop after an error races their emission of later events; runner.h).
  *
  * An expectation is "VERDICT [CAUSE...]": a verdict name, then the ids of
  * the known issues that explain it ("silent-skip no-type-40"). Every
@@ -84,6 +87,7 @@ typedef struct cdch_manifest_version {
     size_t nby_scenario;
     int representations;       /* -1: the family's; else CDCH_REPR_* bits */
     int start_attach;          /* -1: the family's `start`; 1 `start: attach`, 0 `start: empty` */
+    int hold_end_marker;       /* -1: the family's `hold_end_marker`; else 0/1 */
 } cdch_manifest_version;
 
 typedef struct cdch_manifest {
@@ -107,6 +111,7 @@ typedef struct cdch_manifest {
     size_t nissues;
     unsigned representations;  /* CDCH_REPR_* bits */
     bool start_attach;         /* start: attach — every scenario attaches to an existing schema (runner.h) */
+    bool hold_end_marker;      /* hold_end_marker: true — the watermark waits for the consumer (runner.h) */
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);
@@ -150,5 +155,9 @@ bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *
 /* Whether version v starts every scenario attached to an existing schema
  * (`start: attach`, its own else the family's; `start: empty` says no). */
 bool cdch_manifest_start_attach(const cdch_manifest *m, const cdch_manifest_version *v);
+
+/* Whether version v's cells hold the watermark until the consumer is quiet
+ * (`hold_end_marker`, its own else the family's). */
+bool cdch_manifest_hold_end_marker(const cdch_manifest *m, const cdch_manifest_version *v);
 
 #endif

@@ -24,10 +24,23 @@ typedef struct cdch_primary cdch_primary;
  * is held at its cut until cdch_primary_release_cut: the harness, not the
  * machine's load, decides what the consumer had a chance to emit before the cut. */
 cdch_primary *cdch_primary_start(const cdch_scenario *s, const char *stream_dir, bool native_auth, cdch_err *err);
+/* The same, and every dump waits before the event that starts at
+ * mark_file:mark_pos (the watermark transaction's GTID event) until
+ * cdch_primary_release_mark; mark_file (kept, not copied: it must outlive
+ * the primary) NULL = no mark. */
+cdch_primary *cdch_primary_start_marked(const cdch_scenario *s, const char *stream_dir, bool native_auth,
+                                        const char *mark_file, uint64_t mark_pos, cdch_err *err);
+/* Whether a dump waits before the mark now, and the release (for good). */
+bool cdch_primary_mark_held(cdch_primary *p);
+void cdch_primary_release_mark(cdch_primary *p);
 /* Whether a dump waits at its cut now; file:pos ends the last complete event it sent. */
 bool cdch_primary_cut_held(cdch_primary *p, char *file, size_t filesz, uint64_t *pos);
 void cdch_primary_release_cut(cdch_primary *p);
 uint16_t cdch_primary_port(const cdch_primary *p);
+/* Bytes in flight between the primary and its clients (server.h
+ * cdch_server_bytes_in_flight; /proc/net/tcp when that cannot say);
+ * UINT64_MAX when neither can. */
+uint64_t cdch_primary_bytes_in_flight(cdch_primary *p);
 /* Link emulation for every primary started after the call (server.h
  * link_rate_bps, link_delay_ms; 0, 0 = none, the default): `estimate --link
  * --consumer` runs its cells over a slow link. Call before any cell starts. */

@@ -38,6 +38,10 @@ typedef struct cdch_server_faults {
     bool hold_cut;                /* drop_after_* / truncate_event_at: send every complete event before the cut,
                                    * then hold the connection until cdch_server_release_cut (the caller decides
                                    * when the consumer has had its chance to act on what it received) */
+    const char *hold_before_file; /* with hold_before_pos: a dump that reaches the event starting at
+                                   * hold_before_file:hold_before_pos (the harness's end marker) sends everything
+                                   * before it, then waits until cdch_server_release_mark; NULL = never */
+    uint64_t hold_before_pos;
 } cdch_server_faults;
 
 typedef struct cdch_server_opts {
@@ -64,6 +68,13 @@ typedef struct cdch_server cdch_server;
 cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, const cdch_server_opts *o,
                              cdch_err *err);
 uint16_t cdch_server_port(const cdch_server *srv);
+/* Bytes in flight on the server's connections: what each has sent and the
+ * client has not acknowledged (SIOCOUTQ) plus what each client has
+ * received and not read (its socket's receive queue, by an exact
+ * NETLINK_SOCK_DIAG lookup). UINT64_MAX when the kernel cannot say (a
+ * connection closing meanwhile, no sock_diag): ask /proc/net/tcp then
+ * (activity.h), which walks every socket of the machine. */
+uint64_t cdch_server_bytes_in_flight(cdch_server *srv);
 /* Start the accept loop in a background thread. */
 int cdch_server_start(cdch_server *srv, cdch_err *err);
 /* Stop accepting, close every connection, join all threads. */
@@ -92,5 +103,10 @@ bool cdch_server_last_cut(cdch_server *srv, char *file, size_t filesz, uint64_t 
  * last complete event it sent), and the release that lets it cut. */
 bool cdch_server_cut_held(cdch_server *srv, char *file, size_t filesz, uint64_t *pos);
 void cdch_server_release_cut(cdch_server *srv);
+
+/* faults.hold_before_*: whether a dump waits before the marked event now,
+ * and the release that lets every dump pass it from then on. */
+bool cdch_server_mark_held(cdch_server *srv);
+void cdch_server_release_mark(cdch_server *srv);
 
 #endif
