@@ -387,6 +387,27 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; assert 
 [ -f "$CDCH_CACHE/bad-setup/1.setup.log" ] || fail "setup log"
 [ ! -f "$CDCH_CACHE/bad-setup/1/.ok" ] || fail "failed setup must not be stamped"
 
+# variant_setup: shared -- every "V+variant" runs on the one install of "V"; without it (own, the
+# default) every version string is its own install
+for fam in shared-var own-var; do
+  mkdir -p "$work/cons/$fam"
+  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+family: $fam
+source: files
+versions: ["2", "2+x", "2+y"]
+setup: ["sh", "-c", "echo \"\$1|\$CDCH_VERSION\" >> $work/$fam.setups", "setup"]
+run: ["true"]
+EOF
+done
+echo "variant_setup: shared" >>"$work/cons/shared-var/manifest.yaml"
+"$bin" run --consumers-dir "$work/cons" --consumer shared-var --consumer own-var --scenario "$scenario" \
+  --mode compressed --quiet --report-dir "$work/r7b" >/dev/null 2>&1 || true
+[ "$(cat "$work/shared-var.setups")" = "2|2" ] \
+  || fail "variant_setup shared: one setup, of version 2, got: $(cat "$work/shared-var.setups")"
+[ "$(LC_ALL=C sort "$work/own-var.setups" | tr '\n' ' ')" = "2+x|2+x 2+y|2+y 2|2 " ] \
+  || fail "variant_setup own (the default): a setup per version, got: $(cat "$work/own-var.setups")"
+[ -f "$CDCH_CACHE/shared-var/2/.ok" ] && [ ! -e "$CDCH_CACHE/shared-var/2+x" ] || fail "shared: one install directory"
+
 echo "== session mode: one adapter process serves many cells; expect_by_scenario precedence"
 run --consumer session-skip --consumer session-die --scenario "$scenario" --scenario "$src/scenarios/crud-basic.yaml" \
     --expect manifest -j 1 --timeout 10 --report-dir "$work/r8" >"$work/t8.txt" \

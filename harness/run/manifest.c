@@ -496,6 +496,14 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         } else if (strcmp(key, "hold_end_marker") == 0) {
             if (parse_bool(c, v, "hold_end_marker", &m->hold_end_marker) != 0)
                 return -1;
+        } else if (strcmp(key, "variant_setup") == 0) {
+            const char *vs = scalar(v);
+            if (vs && strcmp(vs, "shared") == 0)
+                m->variant_setup_shared = true;
+            else if (vs && strcmp(vs, "own") == 0)
+                m->variant_setup_shared = false;
+            else
+                return fail(c, v, "'variant_setup' must be 'shared' or 'own'", NULL);
         } else if (strcmp(key, "expect_by_scenario") == 0) {
             if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
                 return -1;

@@ -81,7 +81,7 @@ static void fp_walk(const char *root, const char *rel, fplist *l)
 
 /* FNV-1a over the sorted relative paths and contents of every file of the
  * family's folder, and the version: "v1 <hex>". */
-static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, char *out, size_t outsz)
+static void fingerprint(const cdch_manifest *m, const char *key, char *out, size_t outsz)
 {
     fplist l = {NULL, 0, 0};
     fp_walk(m->dir, "", &l);
@@ -90,7 +90,7 @@ static void fingerprint(const cdch_manifest *m, const cdch_manifest_version *v, 
     /* not FNV's offset basis (14695981039346656037, a digit longer) but kept: the cache's .ok stamps
      * depend on it, and any other start would reinstall every adapter */
     uint64_t h = 1469598103934665603ull;
-    h = run_fnv1a(h, v->version, strlen(v->version) + 1);
+    h = run_fnv1a(h, key, strlen(key) + 1);
     for (size_t i = 0; i < m->nsetup; i++)
         h = run_fnv1a(h, m->setup[i], strlen(m->setup[i]) + 1);
     for (size_t i = 0; i < l.n; i++) {
@@ -236,15 +236,15 @@ static void setup_failure(bool timed_out, double timeout_s, int status, int sig,
 
 /* Run the manifest's setup command (argv: setup..., VERSION, DIR) in the
  * family's folder, its output logged to logp; 0 when it exited 0 in time. */
-static int run_setup(const cdch_manifest *m, const cdch_manifest_version *v, const char *dir, const char *logp,
-                     double timeout_s, FILE *log_to, cdch_err *err)
+static int run_setup(const cdch_manifest *m, const char *key, const char *dir, const char *logp, double timeout_s,
+                     FILE *log_to, cdch_err *err)
 {
     FILE *log = fopen(logp, "we");
     if (!log)
         return cdch_err_set(err, "cannot write setup log %s: %s", logp, strerror(errno));
     setvbuf(log, NULL, _IOLBF, 0);
     if (log_to)
-        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, v->version, logp);
+        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, key, logp);
     char **argv = calloc(m->nsetup + 3, sizeof *argv);
     if (!argv) {
         fclose(log);
@@ -252,13 +252,13 @@ static int run_setup(const cdch_manifest *m, const cdch_manifest_version *v, con
     }
     for (size_t i = 0; i < m->nsetup; i++)
         argv[i] = m->setup[i];
-    argv[m->nsetup] = v->version;
+    argv[m->nsetup] = (char *)key;
     argv[m->nsetup + 1] = (char *)dir;
     char e_cache[PATH_MAX + 16], e_ver[300];
     snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", dir);
-    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", v->version);
+    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", key);
     char *env[] = {e_cache, e_ver, NULL};
-    fprintf(log, "# %s@%s: setup in %s:", m->family, v->version, m->dir);
+    fprintf(log, "# %s@%s: setup in %s:", m->family, key, m->dir);
     for (size_t i = 0; argv[i]; i++)
         fprintf(log, " %s", argv[i]);
     fprintf(log, "\n");
@@ -269,7 +269,7 @@ static int run_setup(const cdch_manifest *m, const cdch_manifest_version *v, con
     if (!p) {
         fprintf(log, "# %s\n", perr.msg);
         fclose(log);
-        return cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, v->version, perr.msg, logp);
+        return cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, key, perr.msg, logp);
     }
     logctx lc = {log};
     struct timespec t0, t1;
@@ -293,27 +293,27 @@ static int run_setup(const cdch_manifest *m, const cdch_manifest_version *v, con
     char tail[4096], how[80];
     tail_file(logp, 15, tail, sizeof tail);
     setup_failure(timed_out, timeout_s, status, sig, how, sizeof how);
-    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, v->version, how, logp,
+    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, key, how, logp,
                         tail);
 }
 
 /* Under the version's lock: nothing to do when the stamp matches the
  * adapter's fingerprint; else a fresh directory, the setup command, the
  * stamp. */
-static int install_locked(const cdch_manifest *m, const cdch_manifest_version *v, const char *dir, const char *stamp,
+static int install_locked(const cdch_manifest *m, const char *key, const char *dir, const char *stamp,
                           const char *logp, double timeout_s, FILE *log_to, cdch_err *err)
 {
     char fp[64];
-    fingerprint(m, v, fp, sizeof fp);
+    fingerprint(m, key, fp, sizeof fp);
     if (stamp_matches(stamp, fp))
         return 0; /* installed, and the adapter has not changed since */
     if (exists(stamp) && log_to)
         fprintf(log_to, "setup %s@%s: the adapter in %s changed since it was installed; installing again\n",
-                m->family, v->version, m->dir);
+                m->family, key, m->dir);
     cdch_rm_tree(dir);
     if (mkdir(dir, 0755) != 0)
         return cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
-    if (m->nsetup > 0 && run_setup(m, v, dir, logp, timeout_s, log_to, err) != 0)
+    if (m->nsetup > 0 && run_setup(m, key, dir, logp, timeout_s, log_to, err) != 0)
         return -1;
     return write_stamp(stamp, fp, err);
 }
@@ -328,21 +328,26 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
         cdch_setup_cache_root(root, sizeof root);
     if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
         return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
+    /* variant_setup: shared -- "2.7.4.Final+retry" runs on the install of "2.7.4.Final" */
+    char key[256];
+    snprintf(key, sizeof key, "%s", v->version);
+    if (m->variant_setup_shared && strchr(key, '+') && strchr(key, '+') != key)
+        *strchr(key, '+') = '\0';
     char famdir[PATH_MAX], dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
     snprintf(famdir, sizeof famdir, "%s/%s", root, m->family);
-    snprintf(dir, sizeof dir, "%s/%s", famdir, v->version);
+    snprintf(dir, sizeof dir, "%s/%s", famdir, key);
     snprintf(stamp, sizeof stamp, "%s/.ok", dir);
-    snprintf(lockp, sizeof lockp, "%s/%s.lock", famdir, v->version);
-    snprintf(logp, sizeof logp, "%s/%s.setup.log", famdir, v->version);
+    snprintf(lockp, sizeof lockp, "%s/%s.lock", famdir, key);
+    snprintf(logp, sizeof logp, "%s/%s.setup.log", famdir, key);
     snprintf(out, outsz, "%s", dir);
     if (cdch_mkdirs(famdir, err) != 0)
-        return cdch_err_wrap(err, "cache for %s@%s", m->family, v->version);
+        return cdch_err_wrap(err, "cache for %s@%s", m->family, key);
     int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lfd < 0)
         return cdch_err_set(err, "cannot open lock %s: %s", lockp, strerror(errno));
     while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
     }
-    int rc = install_locked(m, v, dir, stamp, logp, timeout_s, log_to, err);
+    int rc = install_locked(m, key, dir, stamp, logp, timeout_s, log_to, err);
     flock(lfd, LOCK_UN);
     close(lfd);
     return rc;

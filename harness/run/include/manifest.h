@@ -24,7 +24,10 @@
  * runner.h cdch_start_mode), hold_end_marker (bool, family or version: the
  * fake primary holds the watermark transaction until the consumer is quiet,
  * and quiet for hold_quiet_s when it has reported an error: for consumers
- * whose stop after an error races their emission of later events; runner.h).
+ * whose stop after an error races their emission of later events; runner.h),
+ * variant_setup (shared | own, family; default own: shared = a version
+ * "V+variant" runs on the install of "V", the variant being a run-time
+ * setting the adapter reads from CDCH_VERSION; setup.h).
  *
  * An expectation is "VERDICT [CAUSE...]": a verdict name, then the ids of
  * the known issues that explain it ("silent-skip no-type-40"). Every
@@ -112,6 +115,7 @@ typedef struct cdch_manifest {
     unsigned representations;  /* CDCH_REPR_* bits */
     bool start_attach;         /* start: attach — every scenario attaches to an existing schema (runner.h) */
     bool hold_end_marker;      /* hold_end_marker: true — the watermark waits for the consumer (runner.h) */
+    bool variant_setup_shared; /* variant_setup: shared — "V+variant" uses the install of "V" (setup.h) */
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);

@@ -28,7 +28,9 @@
 void cdch_setup_cache_root(char *out, size_t outsz);
 
 /* Make sure version v of m is installed under cache_root (NULL: the
- * default); its cache directory in out. Setup is given timeout_s seconds.
+ * default); its cache directory in out. With the family's `variant_setup:
+ * shared`, a version "V+variant" is the install of "V" (one directory, one
+ * lock, one setup for all of V's variants). Setup is given timeout_s seconds.
  * On failure err says which command failed, where the log is, and ends with
  * the log's last lines. log_to (NULL: none) gets one progress line. */
 int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, const char *cache_root,
