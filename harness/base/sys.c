@@ -63,3 +63,10 @@ fail:
 }
 
 int cdch_cmp_strp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void cdch_io_buffer(FILE *f, char **buf)
+{
+    if (!*buf)
+        *buf = cdch_xrealloc(NULL, CDCH_IO_BUF);
+    setvbuf(f, *buf, _IOFBF, CDCH_IO_BUF);
+}

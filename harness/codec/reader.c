@@ -19,7 +19,7 @@ struct cdch_reader {
     /* file input */
     FILE *f;
     bool own_file;
-    char *iobuf; /* f's stdio buffer (glibc ignores setvbuf's size without one) */
+    char *iobuf; /* f's stdio buffer (cdch_io_buffer) */
     uint8_t *buf;
     size_t cap;
     /* memory input */
@@ -125,10 +125,8 @@ cdch_reader *cdch_reader_open(const char *path, unsigned flags, cdch_err *err)
     cdch_reader *r = reader_new(is_stdin ? "<stdin>" : path);
     r->f = f;
     r->own_file = !is_stdin;
-    if (!is_stdin) { /* events are read header, then body: a large buffer saves a read(2) per 4 KiB */
-        r->iobuf = cdch_xrealloc(NULL, CDCH_IO_BUF);
-        setvbuf(f, r->iobuf, _IOFBF, CDCH_IO_BUF);
-    }
+    if (!is_stdin) /* events are read header, then body */
+        cdch_io_buffer(f, &r->iobuf);
     if (!(flags & CDCH_READER_NO_MAGIC)) {
         uint8_t m[4];
         int ioerr = 0;

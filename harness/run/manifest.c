@@ -77,6 +77,19 @@ static int parse_bool(mctx *c, yaml_node_t *n, const char *key, bool *out)
     return 0;
 }
 
+/* A key whose value is one of two words: *is_a = (value == a). */
+static int parse_either(mctx *c, yaml_node_t *n, const char *key, const char *a, const char *b, bool *is_a)
+{
+    const char *s = scalar(n);
+    if (s && (strcmp(s, a) == 0 || strcmp(s, b) == 0)) {
+        *is_a = strcmp(s, a) == 0;
+        return 0;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "'%s' must be '%s' or '%s'", key, a, b);
+    return fail(c, n, "%s", msg);
+}
+
 /* A known issue id: lower-case letters, digits, '-', '.', '_'. */
 static bool valid_id(const char *id)
 {
@@ -299,13 +312,10 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
                 return fail(c, val, "'version' must be a string", NULL);
             v->version = xstrdup(scalar(val));
         } else if (strcmp(key, "source") == 0) {
-            const char *src = scalar(val);
-            if (src && strcmp(src, "files") == 0)
-                v->source = 1;
-            else if (src && strcmp(src, "server") == 0)
-                v->source = 0;
-            else
-                return fail(c, val, "'source' must be 'server' or 'files'", NULL);
+            bool server = false;
+            if (parse_either(c, val, "source", "server", "files", &server) != 0)
+                return -1;
+            v->source = server ? 0 : 1;
         } else if (strcmp(key, "server_auth") == 0) {
             bool native = false;
             if (parse_auth(c, val, &native) != 0)
@@ -466,13 +476,10 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
             free(m->language);
             m->language = scalar(v) ? xstrdup(scalar(v)) : NULL;
         } else if (strcmp(key, "source") == 0) {
-            const char *s = scalar(v);
-            if (s && strcmp(s, "files") == 0)
-                m->files_source = true;
-            else if (s && strcmp(s, "server") == 0)
-                m->files_source = false;
-            else
-                return fail(c, v, "'source' must be 'server' or 'files'", NULL);
+            bool server = false;
+            if (parse_either(c, v, "source", "server", "files", &server) != 0)
+                return -1;
+            m->files_source = !server;
         } else if (strcmp(key, "versions") == 0) {
             versions = v;
         } else if (strcmp(key, "setup") == 0) {
@@ -497,13 +504,8 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
             if (parse_bool(c, v, "hold_end_marker", &m->hold_end_marker) != 0)
                 return -1;
         } else if (strcmp(key, "variant_setup") == 0) {
-            const char *vs = scalar(v);
-            if (vs && strcmp(vs, "shared") == 0)
-                m->variant_setup_shared = true;
-            else if (vs && strcmp(vs, "own") == 0)
-                m->variant_setup_shared = false;
-            else
-                return fail(c, v, "'variant_setup' must be 'shared' or 'own'", NULL);
+            if (parse_either(c, v, "variant_setup", "shared", "own", &m->variant_setup_shared) != 0)
+                return -1;
         } else if (strcmp(key, "expect_by_scenario") == 0) {
             if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
                 return -1;

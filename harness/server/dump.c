@@ -202,7 +202,6 @@ typedef struct dump {
     struct cdch_server *srv;
     const srv_catalog *cat;
     const cdch_server_faults *faults; /* NULL when none apply to this dump */
-    const cdch_server_faults *mark;   /* hold_before_* set: the end marker to wait before (NULL: none) */
     /* the request */
     bool gtid_protocol;
     char start_file[FN_REFLEN + 1];
@@ -409,6 +408,19 @@ static send_rc send_unknown_event(dump *d, uint32_t log_pos)
     return rc;
 }
 
+/* Everything sent so far goes out, then the dump waits at hold h until the
+ * harness releases it (server.h hold_cut, hold_before_*). */
+static send_rc hold_here(dump *d, srv_hold *h, uint64_t pos)
+{
+    if (out_flush(d) != 0)
+        return SEND_FAIL;
+    if (!srv_hold_at(d->srv, h, d->c, d->f ? d->f->name : "", pos)) {
+        d->gone = true;
+        return SEND_STOP;
+    }
+    return SEND_OK;
+}
+
 static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
 {
     if (srv_stopping(d->srv)) {
@@ -464,24 +476,19 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
         p[2] = 0x00; /* no ACK requested */
     }
     uint32_t end_pos = len >= 17 ? cdch_le32(ev + 13) : 0;
-    if (counted && d->mark && end_pos >= len && end_pos - len == d->mark->hold_before_pos && d->f &&
-        strcmp(d->f->name, d->mark->hold_before_file) == 0) {
-        /* the end marker: everything before it is out; the harness says when it follows */
-        if (out_flush(d) != 0)
-            return SEND_FAIL;
-        if (!srv_hold_at(d->srv, &d->srv->mark_hold, d->c, d->f->name, d->mark->hold_before_pos)) {
-            d->gone = true;
-            return SEND_STOP;
-        }
+    /* the end marker (every dump, until the harness releases it): the harness says when it follows */
+    const cdch_server_faults *fl = &d->srv->opts.faults;
+    if (counted && fl->hold_before_file && end_pos >= len && end_pos - len == fl->hold_before_pos && d->f &&
+        strcmp(d->f->name, fl->hold_before_file) == 0) {
+        send_rc rc = hold_here(d, &d->srv->mark_hold, fl->hold_before_pos);
+        if (rc != SEND_OK)
+            return rc;
     }
     if (cut && d->faults && d->faults->hold_cut) {
         /* the harness decides when: everything before this event is out, the cut waits */
-        if (out_flush(d) != 0)
-            return SEND_FAIL;
-        if (!srv_hold_at(d->srv, &d->srv->cut_hold, d->c, d->f ? d->f->name : "", end_pos >= len ? end_pos - len : 0)) {
-            d->gone = true;
-            return SEND_STOP;
-        }
+        send_rc rc = hold_here(d, &d->srv->cut_hold, end_pos >= len ? end_pos - len : 0);
+        if (rc != SEND_OK)
+            return rc;
     }
     if (cut) {
         if (send_partial(d, p, len + pre, pre + cut) != 0) {
@@ -1063,8 +1070,6 @@ static void dump_init(dump *d, srv_conn *c)
                fl->unknown_event_at || fl->stall_at;
     if (any && (!fl->once || c->dump_no == 1))
         d->faults = fl;
-    if (fl->hold_before_file) /* every dump, until the harness releases the mark */
-        d->mark = fl;
 }
 
 int srv_binlog_dump(srv_conn *c, const uint8_t *p, size_t n)

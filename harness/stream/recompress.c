@@ -554,11 +554,8 @@ static int one_file(rc_ctx *c, const char *path, const char *out_path, cdch_err 
     if (out_path && !c->out) {
         rc = cdch_err_set(err, "cannot create %s: %s", out_path, strerror(errno));
     } else {
-        if (c->out) { /* a write(2) per 256 KiB rather than per 4 KiB of small events */
-            if (!c->outbuf)
-                c->outbuf = cdch_xrealloc(NULL, CDCH_IO_BUF);
-            setvbuf(c->out, c->outbuf, _IOFBF, CDCH_IO_BUF);
-        }
+        if (c->out)
+            cdch_io_buffer(c->out, &c->outbuf);
         static char magic[] = CDCH_BINLOG_MAGIC;
         rc = put(c, magic, CDCH_BINLOG_MAGIC_LEN, err);
     }

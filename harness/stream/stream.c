@@ -16,7 +16,6 @@
 #include "event.h"
 #include "stream_internal.h"
 #include "sys.h"
-#include "xalloc.h"
 
 const char *cdch_stream_mode_name(cdch_stream_mode m)
 {
@@ -94,9 +93,7 @@ static int open_file(sw_writer *w, uint32_t ts, cdch_err *err)
     w->bin = fopen(path, "wb");
     if (!w->bin)
         return cdch_err_set(err, "cannot create %s: %s", path, strerror(errno));
-    if (!w->binbuf) /* a write(2) per 256 KiB rather than per 4 KiB of small events */
-        w->binbuf = cdch_xrealloc(NULL, CDCH_IO_BUF);
-    setvbuf(w->bin, w->binbuf, _IOFBF, CDCH_IO_BUF);
+    cdch_io_buffer(w->bin, &w->binbuf);
     fprintf(w->index, "./%s\n", w->file_name);
     w->pos = 0;
     w->stats.files++;

@@ -7,6 +7,7 @@
 #define CDCH_SYS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -27,8 +28,13 @@ char *cdch_read_file(const char *path, size_t max_len, size_t *len, cdch_err *er
 /* qsort comparator for an array of `char *` (strcmp order). */
 int cdch_cmp_strp(const void *a, const void *b);
 
-/* The stdio buffer size for binlog files read or written event by event
- * (setvbuf with a caller-owned buffer: glibc ignores the size without one). */
+/* The stdio buffer size for binlog files read or written event by event. */
 #define CDCH_IO_BUF (256u << 10)
+
+/* Give f a stdio buffer of CDCH_IO_BUF bytes: *buf, allocated on the first
+ * call and reused by the next files; the caller frees it after the fclose
+ * of every file that used it (glibc ignores setvbuf's size without a
+ * buffer of the caller's: a read or write(2) per 4 KiB otherwise). */
+void cdch_io_buffer(FILE *f, char **buf);
 
 #endif
