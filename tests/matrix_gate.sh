@@ -64,7 +64,7 @@ def norm(d):
     r.pop("generated", None)
     r["matrix"].pop("shard", None)
     for c in r["cells"]:
-        for k in ("seconds", "startup_seconds", "wait_seconds", "launched", "cell_dir", "stderr_tail"):
+        for k in ("seconds", "startup_seconds", "wait_seconds", "launched", "cpu_seconds", "cell_dir", "stderr_tail"):
             c.pop(k, None)
     return r
 a, b = norm(sys.argv[1]), norm(sys.argv[2])

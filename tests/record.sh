@@ -87,8 +87,8 @@ check "pos: files identical to what was served" $CHECK identical "$WORK/gen" "$W
 json_is pos 'c["server"]["tls"] and c["server"]["version"] == "8.0.36" and c["options"][:2] == ["--user", "cdch"]'
 check "pos: the password is in no file of the capture" bash -c "! grep -rqF -- '$PW' '$WORK/pos'"
 check "pos: the server saw caching_sha2 full authentication over TLS" log_has rot "caching_sha2_password full authentication over TLS"
-check "pos: schema.sql has the table the range touches" grep -q 'CREATE TABLE `counters`' "$WORK/pos/schema.sql"
-json_is pos 'c["tables"] == [{"db": "rot", "table": "counters", "in_schema": True}]'
+check "pos: schema.sql has the table" grep -q 'CREATE TABLE `counters`' "$WORK/pos/schema.sql"
+json_is pos 'c["tables_scanned"] is False and c["tables"] is None'
 
 echo "== by GTID set"
 PW_ENV=1 rec gtid_all --port "$rot_PORT" --gtid-set '' --until-end
@@ -187,6 +187,40 @@ rec rmp --port "$rmp_PORT" --gtid-set '' --until-end
 expect_rc rmp 0
 check "rmp: the scenario's cut (mid TRANSACTION_PAYLOAD) resumed, identical" $CHECK identical "$WORK/gen_rmp" "$WORK/rmp"
 json_is rmp 'c["reconnects"] == 1'
+
+echo "== --tables: every table of the catalogue (default) or the tables the range maps (payloads read)"
+cat >"$WORK/two.yaml" <<'EOF2'
+description: two tables, rows in one of them only (compressed)
+server: {version: "8.0.36"}
+tables:
+  - name: two.used
+    columns: [{name: id, type: int, primary_key: true}]
+  - name: two.idle
+    columns: [{name: id, type: int, primary_key: true}]
+transactions:
+  - insert: {table: two.used, rows: [{id: 1}, {id: 2}]}
+EOF2
+SCENARIO=$WORK/two.yaml SERVE_MODE=compressed serve_start two || exit 1
+rec two_all --port "$two_PORT" --ssl-mode DISABLED --gtid-set '' --until-end
+expect_rc two_all 0
+check "two_all: schema.sql has both tables (by name) under one CREATE DATABASE" python3 -c "
+import re, sys
+t = open(sys.argv[1]).read()
+names = re.findall(r'^CREATE TABLE \`(\w+)\`', t, re.M)
+sys.exit(0 if names == ['idle', 'used'] and t.count('CREATE DATABASE IF NOT EXISTS \`two\`') == 1 else 1)" "$WORK/two_all/schema.sql"
+json_is two_all 'c["tables_scanned"] is False and c["tables"] is None'
+rec two_touched --port "$two_PORT" --ssl-mode DISABLED --gtid-set '' --until-end --tables touched
+expect_rc two_touched 0
+check "two_touched: files identical to two_all's" diff -r -x capture.json -x schema.sql "$WORK/two_all" "$WORK/two_touched"
+check "two_touched: schema.sql has the table the payload maps, not the other" python3 -c "
+import re, sys
+names = re.findall(r'^CREATE TABLE \`(\w+)\`', open(sys.argv[1]).read(), re.M)
+sys.exit(0 if names == ['used'] else 1)" "$WORK/two_touched/schema.sql"
+json_is two_touched 'c["tables_scanned"] is True and c["tables"] == [{"db": "two", "table": "used", "in_schema": True}]'
+rec two_bad --port "$two_PORT" --gtid-set '' --until-end --tables some
+expect_rc two_bad 2
+err_has two_bad "--tables wants all or touched, not 'some'"
+
 serve_stop_all
 
 echo "== from files"
@@ -197,7 +231,7 @@ mkdir -p "$WORK/gen_inuse" && cp "$WORK"/gen/mysql-bin.* "$WORK/gen_inuse/"
 # from files nothing is cleared: the last FDE keeps its in-use flag, so compare with the raw files
 check "files: copies identical" cmp "$WORK/gen/mysql-bin.000016" "$WORK/files/mysql-bin.000016"
 check "files: every file" bash -c "for f in $WORK/gen/mysql-bin.0*; do cmp \$f $WORK/files/\$(basename \$f) || exit 1; done"
-json_is files 'c["source"] == "files" and c["schema"] is None and c["events"] > 1000 and c["tables"][0]["in_schema"] is None'
+json_is files 'c["source"] == "files" and c["schema"] is None and c["events"] > 1000 and c["tables"] is None'
 check "files: no schema.sql without --schema" test ! -e "$WORK/files/schema.sql"
 cp "$WORK/gen/mysql-bin.000002" "$WORK/flip.000002"
 printf '\x55' | dd of="$WORK/flip.000002" bs=1 seek=3000 conv=notrunc 2>/dev/null
@@ -212,8 +246,10 @@ head -c 5000 "$WORK/gen/mysql-bin.000003" >"$WORK/trunc.000003"
 REC_RC=$?
 expect_rc trunc 1
 err_has trunc "trunc.000003"
-"$BIN" record --from-files "$WORK"/gen/mysql-bin.00000[12] --schema "$WORK/pos/schema.sql" --out "$WORK/withschema" --quiet
+"$BIN" record --from-files "$WORK"/gen/mysql-bin.00000[12] --schema "$WORK/pos/schema.sql" --out "$WORK/withschema" \
+    --tables touched --quiet
 check "withschema: schema.sql copied" cmp "$WORK/pos/schema.sql" "$WORK/withschema/schema.sql"
+json_is withschema 'c["tables"] == [{"db": "rot", "table": "counters", "in_schema": None}]'
 
 echo "== usage"
 for bad in "--start x:4 --until-end --out $WORK/u" "--user u --out $WORK/u --until-end" \

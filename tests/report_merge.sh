@@ -42,8 +42,9 @@ a, b = sys.argv[1], sys.argv[2]
 TMP = re.compile(r"/cdch-run-[A-Za-z0-9]{6}/")
 def norm_report(r):
     r.pop("generated", None)
+    r.pop("cpu", None)  # CPU seconds: the merge sums its shards'
     for c in r["cells"]:
-        for k in ("seconds", "startup_seconds", "wait_seconds", "launched"):  # timings, and whether a session was warm
+        for k in ("seconds", "startup_seconds", "wait_seconds", "launched", "cpu_seconds"):  # timings, CPU, and whether a session was warm
             c.pop(k, None)
     return json.loads(TMP.sub("/cdch-run-X/", json.dumps(r, ensure_ascii=False)))
 def text(p):
@@ -77,6 +78,13 @@ if bad:
     print("\n".join(bad)); sys.exit(1)
 PY
 python3 "$work/same.py" "$work/single" "$work/merged" || fail "the merged report differs from the single run's"
+python3 - "$work/s1/report.json" "$work/s2/report.json" "$work/merged/report.json" <<'PY' || fail "the merged report's cpu is not the sum of its shards'"
+import json, sys
+a, b, m = (json.load(open(p))["cpu"] for p in sys.argv[1:])
+for k in ("harness_seconds", "children_seconds"):
+    if abs(a[k] + b[k] - m[k]) > 0.051:
+        sys.exit("%s: %s + %s != %s" % (k, a[k], b[k], m[k]))
+PY
 python3 - "$work/merged/report.json" <<'PY' || fail "merged report.json"
 import json, sys
 r = json.load(open(sys.argv[1]))

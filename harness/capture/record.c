@@ -522,9 +522,11 @@ static int finish(rec_run *r, rec_schema *schema, bool complete, const char *err
     capture_fields(r, complete, error, &f);
     cdch_buf_printf(&h,
                     "-- cdcharness record: the schema as of the start of the capture (SHOW CREATE DATABASE / "
-                    "SHOW CREATE TABLE\n-- through the recording account '%s' on %s:%u, MySQL %s), for the "
-                    "tables the range touches.\n-- DDL inside the range is in the stream, not here.\n",
-                    r->o->user, r->o->host, r->o->port, r->version);
+                    "SHOW CREATE TABLE\n-- through the recording account '%s' on %s:%u, MySQL %s), for %s.\n"
+                    "-- DDL inside the range is in the stream, not here.\n",
+                    r->o->user, r->o->host, r->o->port, r->version,
+                    r->o->tables_touched ? "the tables the range touches"
+                                         : "every base table outside the system schemas");
     char *sql = rec_schema_sql(schema, &r->cap, cdch_buf_cstr(&h));
     int rc = rec_cap_finish(&r->cap, cdch_buf_cstr(&f), sql, rec_schema_has, schema, err);
     free(sql);
@@ -558,6 +560,7 @@ int cdch_record(const cdch_record_opts *o, cdch_record_result *res, cdch_err *er
     memset(&schema, 0, sizeof schema);
     int rc = -1;
     if (rec_cap_begin(&r.cap, o->out_dir, err) == 0) {
+        r.cap.scan_tables = o->tables_touched;
         if (first_connect(&r, &schema, err) != 0) {
             rec_cap_abort(&r.cap); /* nothing received: nothing written */
         } else {

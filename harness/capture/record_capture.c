@@ -1,8 +1,9 @@
 /* record_capture.c — the capture directory of `cdcharness record`: binlog
  * files written event by event as received, the index, capture.json and
- * schema.sql, in a temporary directory renamed into place at the end; and
- * the set of tables the range maps (TABLE_MAP events, also inside
- * TRANSACTION_PAYLOAD events, which are decompressed for that). */
+ * schema.sql, in a temporary directory renamed into place at the end; and,
+ * with --tables touched, the set of tables the range maps (TABLE_MAP
+ * events, also inside TRANSACTION_PAYLOAD events, which are decompressed
+ * for that). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -281,6 +282,8 @@ int rec_cap_event(rec_capture *c, const uint8_t *ev, size_t len, cdch_err *err)
     c->events++;
     if (ev[4] == CDCH_EV_FORMAT_DESCRIPTION)
         c->cur_has_fde = true;
+    else if (!c->scan_tables)
+        return 0;
     else if (ev[4] == CDCH_EV_TABLE_MAP)
         scan_table_map(&c->tables, ev, len);
     else if (ev[4] == CDCH_EV_TRANSACTION_PAYLOAD && scan_payload(c, ev, len, err) != 0)
@@ -331,8 +334,9 @@ int rec_cap_finish(rec_capture *c, const char *fields_json, const char *schema_s
         cdch_put_json_str(&b, c->names[i], strlen(c->names[i]), 0);
         cdch_buf_printf(&b, ",\"size\":%llu}", (unsigned long long)c->sizes[i]);
     }
-    cdch_put_str(&b, "],\"tables\":[");
-    for (size_t i = 0; i < c->tables.n; i++) {
+    cdch_buf_printf(&b, "],\"tables_scanned\":%s,\"tables\":%s", c->scan_tables ? "true" : "false",
+                    c->scan_tables ? "[" : "null");
+    for (size_t i = 0; c->scan_tables && i < c->tables.n; i++) {
         const rec_table *t = &c->tables.v[i];
         cdch_put_str(&b, i ? ",{\"db\":" : "{\"db\":");
         cdch_put_json_str(&b, t->db, strlen(t->db), 0);
@@ -341,7 +345,7 @@ int rec_cap_finish(rec_capture *c, const char *fields_json, const char *schema_s
         cdch_buf_printf(&b, ",\"in_schema\":%s}",
                         !in_schema ? "null" : in_schema(ctx, t->db, t->name) ? "true" : "false");
     }
-    cdch_put_str(&b, "]}\n");
+    cdch_put_str(&b, c->scan_tables ? "]}\n" : "}\n");
     if (rc == 0)
         rc = write_text(c, "capture.json", (const char *)b.data, b.len, err);
     cdch_buf_free(&b);

@@ -55,8 +55,8 @@ static int copy_file(rec_capture *cap, const char *path, cdch_err *err)
     return rc;
 }
 
-int cdch_record_files(const char *const *files, size_t nfiles, const char *schema_sql, const char *out_dir,
-                      const char *options_json, cdch_record_result *res, cdch_err *err)
+int cdch_record_files(const char *const *files, size_t nfiles, const char *schema_sql, bool tables_touched,
+                      const char *out_dir, const char *options_json, cdch_record_result *res, cdch_err *err)
 {
     memset(res, 0, sizeof *res);
     uint64_t t0 = cdch_now_ns();
@@ -68,6 +68,7 @@ int cdch_record_files(const char *const *files, size_t nfiles, const char *schem
         free(schema);
         return -1;
     }
+    cap.scan_tables = tables_touched;
     for (size_t i = 0; i < nfiles; i++)
         if (copy_file(&cap, files[i], err) != 0) {
             rec_cap_abort(&cap);

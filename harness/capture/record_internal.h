@@ -45,6 +45,7 @@ typedef struct rec_capture {
     uint64_t *sizes;
     size_t nfiles;
     uint64_t bytes, events; /* events written (magic not counted) */
+    bool scan_tables;    /* note the tables TABLE_MAP events name (--tables touched); set after rec_cap_begin */
     rec_tables tables;
     cdch_buf scratch;    /* decompressed payloads */
     struct ZSTD_DCtx_s *dctx; /* kept for the whole capture (zstd.h's ZSTD_DCtx) */
@@ -55,11 +56,11 @@ int rec_cap_begin(rec_capture *c, const char *out_dir, cdch_err *err);
 /* Start the file `name` (a plain file name: no '/', not "." or "..") or,
  * when it is the current one, go on appending to it. */
 int rec_cap_file(rec_capture *c, const char *name, cdch_err *err);
-/* Append one event to the current file and note the tables it maps
- * (TABLE_MAP, also inside TRANSACTION_PAYLOAD). */
+/* Append one event to the current file and, with scan_tables, note the
+ * tables it maps (TABLE_MAP, also inside TRANSACTION_PAYLOAD). */
 int rec_cap_event(rec_capture *c, const uint8_t *ev, size_t len, cdch_err *err);
 /* Close the files, write the index, capture.json ({fields_json, "files",
- * "tables", "bytes", "events"}: fields_json is a JSON object body without
+ * "tables_scanned", "tables" (null without scan_tables), "bytes", "events"}: fields_json is a JSON object body without
  * braces, e.g. "\"source\":\"server\",...") and schema_sql (NULL: no
  * schema.sql), then rename the directory into place. in_schema(db, table)
  * says whether schema_sql holds that table (NULL: not known, written as null). */
@@ -79,7 +80,8 @@ typedef struct rec_schema {
 } rec_schema;
 
 int rec_schema_load(struct st_mysql *m, rec_schema *s, cdch_err *err);
-/* schema.sql for the tables of c that s holds (a comment names the others), malloc'd. */
+/* schema.sql, malloc'd: with c->scan_tables, the tables of c that s holds (a
+ * comment names the others); without, every table of s. */
 char *rec_schema_sql(const rec_schema *s, const rec_capture *c, const char *header);
 bool rec_schema_has(void *schema, const char *db, const char *table);
 void rec_schema_free(rec_schema *s);

@@ -1,7 +1,8 @@
 /* record_schema.c — the schema a capture starts from: SHOW CREATE DATABASE
  * and SHOW CREATE TABLE of every base table outside the system schemas,
  * read through the recording account before the dump starts, and
- * schema.sql written from it for the tables the range maps. */
+ * schema.sql written from it: every table (the default), or the tables the
+ * range maps (--tables touched). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,10 +104,44 @@ bool rec_schema_has(void *schema, const char *db, const char *table)
     return find_table(schema, db, table) >= 0;
 }
 
-/* schema.sql: per database the range touches, CREATE DATABASE IF NOT EXISTS,
- * USE, then each touched table's CREATE TABLE, in first-seen order. */
+/* CREATE DATABASE IF NOT EXISTS (from SHOW CREATE DATABASE) and USE of db. */
+static void put_db(const rec_schema *s, const char *db, cdch_buf *b)
+{
+    for (size_t d = 0; d < s->ndbs; d++)
+        if (strcmp(s->dbs[d], db) == 0) {
+            const char *sql = s->db_sql[d];
+            if (strncmp(sql, "CREATE DATABASE ", 16) == 0 && strncmp(sql + 16, "IF NOT EXISTS", 13) != 0)
+                cdch_buf_printf(b, "\nCREATE DATABASE IF NOT EXISTS %s;\n", sql + 16);
+            else
+                cdch_buf_printf(b, "\n%s;\n", sql);
+        }
+    cdch_put_str(b, "USE ");
+    cdch_ddl_quote(db, b);
+    cdch_put_str(b, ";\n");
+}
+
+/* schema.sql of every table of s (ordered by database and name, as listed). */
+static char *all_tables_sql(const rec_schema *s, const char *header)
+{
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_str(&b, header);
+    for (size_t i = 0; i < s->ntables; i++) {
+        if (i == 0 || strcmp(s->tables[i - 1].db, s->tables[i].db) != 0)
+            put_db(s, s->tables[i].db, &b);
+        cdch_buf_printf(&b, "%s;\n", s->table_sql[i]);
+    }
+    char *out = cdch_xstrdup(cdch_buf_cstr(&b));
+    cdch_buf_free(&b);
+    return out;
+}
+
+/* schema.sql: without c->scan_tables every table of s; with it, per database
+ * the range touches, CREATE DATABASE IF NOT EXISTS, USE, then each touched
+ * table's CREATE TABLE, in first-seen order. */
 char *rec_schema_sql(const rec_schema *s, const rec_capture *c, const char *header)
 {
+    if (!c->scan_tables)
+        return all_tables_sql(s, header);
     cdch_buf b = CDCH_BUF_INIT;
     cdch_put_str(&b, header);
     size_t nt = rec_cap_ntables(c);
@@ -124,17 +159,7 @@ char *rec_schema_sql(const rec_schema *s, const rec_capture *c, const char *head
         if (done[i])
             continue;
         const char *db = rec_cap_table(c, i)->db;
-        for (size_t d = 0; d < s->ndbs; d++)
-            if (strcmp(s->dbs[d], db) == 0) {
-                const char *sql = s->db_sql[d];
-                if (strncmp(sql, "CREATE DATABASE ", 16) == 0 && strncmp(sql + 16, "IF NOT EXISTS", 13) != 0)
-                    cdch_buf_printf(&b, "\nCREATE DATABASE IF NOT EXISTS %s;\n", sql + 16);
-                else
-                    cdch_buf_printf(&b, "\n%s;\n", sql);
-            }
-        cdch_put_str(&b, "USE ");
-        cdch_ddl_quote(db, &b);
-        cdch_put_str(&b, ";\n");
+        put_db(s, db, &b);
         for (size_t j = i; j < nt; j++) {
             if (done[j] || strcmp(rec_cap_table(c, j)->db, db) != 0)
                 continue;

@@ -21,8 +21,8 @@ static void record_usage(FILE *f)
             "usage: cdcharness record --user U [--host H] [--port N] [--ssl-mode M [--ssl-ca F]]\n"
             "                         [--server-id N] (--start FILE:POS | --gtid-set SET)\n"
             "                         (--stop FILE:POS | --max-bytes N | --duration S | --until-end)\n"
-            "                         [--retries N] --out DIR\n"
-            "       cdcharness record --from-files FILE... [--schema FILE] --out DIR\n"
+            "                         [--retries N] [--tables all|touched] --out DIR\n"
+            "       cdcharness record --from-files FILE... [--schema FILE] [--tables T] --out DIR\n"
             "\n"
             "Capture a binlog stream from a MySQL 8.0.20+ / 8.4 / 9.x primary, registering as a\n"
             "replica (COM_REGISTER_SLAVE, COM_BINLOG_DUMP or, with --gtid-set, COM_BINLOG_DUMP_GTID),\n"
@@ -62,6 +62,11 @@ static void record_usage(FILE *f)
             "output:\n"
             "  --out DIR          created atomically (must not exist or be empty)\n"
             "  --quiet            no summary line (progress is shown on a terminal only)\n"
+            "  --tables all|touched  schema.sql: every table (all, the default: the catalogue\n"
+            "                     the primary had, and no payload is decompressed while recording)\n"
+            "                     or the tables the range maps (touched: every TABLE_MAP is read,\n"
+            "                     inside compressed payloads too, which costs a decompression of\n"
+            "                     each; capture.json then lists them)\n"
             "from files:\n"
             "  --from-files       the arguments are binlog files (a copy of the primary's binlog\n"
             "                     directory, or `mysqlbinlog --raw` output), in order; checked\n"
@@ -69,8 +74,9 @@ static void record_usage(FILE *f)
             "  --schema FILE      copied as schema.sql; without it there is no schema.sql\n"
             "\n"
             "Schema and DDL: schema.sql holds SHOW CREATE DATABASE / SHOW CREATE TABLE of every\n"
-            "table the range touches (TABLE_MAP events, inside compressed payloads too), read\n"
-            "through the same account just before the dump starts: the schema AS OF THE START.\n"
+            "base table outside the system schemas (with --tables touched: of the tables the range\n"
+            "maps), read through the same account just before the dump starts: the schema AS OF\n"
+            "THE START.\n"
             "DDL inside the range is in the stream, so a replay is right for consumers that track\n"
             "DDL from the stream (most do); consumers that read the catalogue instead (the fake\n"
             "primary answers from schema.sql) see the start-of-range schema for the whole range,\n"
@@ -87,6 +93,7 @@ static void record_usage(FILE *f)
 enum {
     O_HOST = 256, O_PORT, O_USER, O_PASSWORD, O_SSL_MODE, O_SSL_CA, O_SERVER_ID, O_START, O_GTID_SET, O_STOP,
     O_MAX_BYTES, O_DURATION, O_UNTIL_END, O_RETRIES, O_NET_TIMEOUT, O_OUT, O_QUIET, O_FROM_FILES, O_SCHEMA,
+    O_TABLES,
 };
 
 static void on_signal(int sig)
@@ -229,6 +236,11 @@ static bool take_opt(rec_cli *c, int code, const char *arg)
     case O_QUIET: c->quiet = true; return true;
     case O_FROM_FILES: c->from_files = true; return true;
     case O_SCHEMA: c->schema = arg; return true;
+    case O_TABLES:
+        if (strcmp(arg, "all") == 0 || strcmp(arg, "touched") == 0)
+            return o->tables_touched = arg[0] == 't', true;
+        fprintf(stderr, "cdcharness record: --tables wants all or touched, not '%s'\n", arg);
+        return false;
     default: return false;
     }
     fprintf(stderr, "cdcharness record: bad value '%s' for %s\n", arg, code == O_PORT ? "--port" :
@@ -249,7 +261,7 @@ static bool check_opts(rec_cli *c, int nargs)
     else if (c->from_files && nargs == 0)
         bad = "--from-files needs the binlog files as arguments";
     else if (c->from_files && (o->user || c->have_start || o->gtid_set || o->stop_file || o->until_end))
-        bad = "--from-files takes files, --schema and --out only (no server, start or bound options)";
+        bad = "--from-files takes files, --schema, --tables and --out only (no server, start or bound options)";
     else if (c->from_files)
         return true;
     else if (nargs > 0)
@@ -300,7 +312,8 @@ int cmd_record(int argc, char **argv)
         {"until-end", no_argument, NULL, O_UNTIL_END},     {"retries", required_argument, NULL, O_RETRIES},
         {"net-timeout", required_argument, NULL, O_NET_TIMEOUT}, {"out", required_argument, NULL, O_OUT},
         {"quiet", no_argument, NULL, O_QUIET},             {"from-files", no_argument, NULL, O_FROM_FILES},
-        {"schema", required_argument, NULL, O_SCHEMA},     {"help", no_argument, NULL, 'h'},
+        {"schema", required_argument, NULL, O_SCHEMA},     {"tables", required_argument, NULL, O_TABLES},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     rec_cli c;
@@ -330,7 +343,8 @@ int cmd_record(int argc, char **argv)
     cdch_err err;
     int rc;
     if (c.from_files) {
-        rc = cdch_record_files((const char *const *)argv + optind, (size_t)(argc - optind), c.schema, c.o.out_dir, oj,
+        rc = cdch_record_files((const char *const *)argv + optind, (size_t)(argc - optind), c.schema, c.o.tables_touched,
+                               c.o.out_dir, oj,
                                &res, &err);
     } else {
         char *pw = NULL;

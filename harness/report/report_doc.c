@@ -135,6 +135,13 @@ int rep_doc_add(rep_doc *d, const char *text, size_t len, const char *name, cons
                             : d->matrix && !matrix ? "it has no \"matrix\" object"
                                                    : "their \"matrix\" objects differ");
     }
+    const cdch_jv *cpu = cdch_jv_get(root, "cpu");
+    const cdch_jv *ch = cpu ? cdch_jv_get(cpu, "harness_seconds") : NULL, *cc = cpu ? cdch_jv_get(cpu, "children_seconds") : NULL;
+    if (ch && cc && ch->type == CDCH_JV_NUMBER && cc->type == CDCH_JV_NUMBER) {
+        d->cpu_harness += strtod(ch->raw, NULL);
+        d->cpu_children += strtod(cc->raw, NULL);
+        d->has_cpu = true;
+    }
     const char *gen = rep_str(root, "generated");
     if (gen && (!d->generated || strcmp(gen, d->generated) > 0))
         d->generated = gen; /* a merge is as recent as its newest shard */
@@ -345,7 +352,10 @@ int rep_doc_write_json(const rep_doc *d, FILE *f)
         fprintf(f, ",\"%s\":%zu", cdch_verdict_name((cdch_verdict)v), counts[v]);
     if (unknown)
         fprintf(f, ",\"unknown\":%zu", unknown);
-    fputs("}}\n", f);
+    fputc('}', f);
+    if (d->has_cpu)
+        fprintf(f, ",\"cpu\":{\"harness_seconds\":%.1f,\"children_seconds\":%.1f}", d->cpu_harness, d->cpu_children);
+    fputs("}\n", f);
     return ferror(f) ? -1 : 0;
 }
 

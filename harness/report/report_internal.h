@@ -35,6 +35,8 @@ typedef struct rep_doc {
     const char **cell_src;     /* per cell: the directory of the report it came from (NULL: none) */
     size_t ncells, cap;
     bool merged;               /* joined from shards: the matrix's "shard" is dropped */
+    double cpu_harness, cpu_children; /* "cpu" of the reports read, summed over shards */
+    bool has_cpu;
 } rep_doc;
 
 void rep_doc_init(rep_doc *d);

@@ -1,6 +1,7 @@
 /* report_json.c — report.json: every cell and every finding. */
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "mysql_types.h"
@@ -166,6 +167,12 @@ static void cause_json(FILE *f, cdch_run *r, const cdch_cell *c, size_t *unexpla
     *unexplained += unexp;
 }
 
+static double ru_seconds(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
+           (double)ru->ru_stime.tv_usec / 1e6;
+}
+
 int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta, FILE *f)
 {
     char ts[64];
@@ -213,8 +220,8 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         fputs(",\"detail\":[", f);
         lines_json(f, c->detail, REPORT_DETAIL_MAX, "finding");
         fputc(']', f);
-        fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"wait_seconds\":%.3f,\"launched\":%s", c->seconds,
-                c->startup_seconds, c->wait_seconds, c->launched ? "true" : "false");
+        fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"wait_seconds\":%.3f,\"launched\":%s,\"cpu_seconds\":%.2f",
+                c->seconds, c->startup_seconds, c->wait_seconds, c->launched ? "true" : "false", c->cpu_seconds);
         KV_STR(f, "stop", cdch_stop_reason_name(c->stop));
         fprintf(f, ",\"exit_status\":%d,\"exit_signal\":%d,\"ready\":%s", c->exit_status, c->exit_signal,
                 c->got_ready ? "true" : "false");
@@ -243,6 +250,12 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
             cdch_run_ncells(r), unmet, regressions, unexplained, nwarn);
     for (int v = 0; v < CDCH_VERDICT_COUNT; v++)
         fprintf(f, ",\"%s\":%zu", cdch_verdict_name((cdch_verdict)v), counts[v]);
-    fputs("}}\n", f);
+    /* where the CPU went: this process (fake primaries, diffs) and every child it reaped (adapters,
+     * sessions, setups) */
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    fprintf(f, "},\"cpu\":{\"harness_seconds\":%.1f,\"children_seconds\":%.1f}}\n", ru_seconds(&self),
+            ru_seconds(&kids));
     return ferror(f) ? -1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ struct cdch_proc {
     bool flooded;       /* stdout went past out_limit: no longer read */
     uint64_t delivered; /* stdout lines handed to the caller so far */
     char token[64];     /* CDCH_PROC_TOKEN=... in the environment of the child and its descendants */
+    double cpu_s;       /* once reaped: its user + system CPU seconds (wait4), descendants it waited for included */
 };
 
 static unsigned long g_token_seq; /* per harness process; under g_token_lock */
@@ -474,10 +476,14 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
     deliver(p, fn, ud, true);
     int st = 0;
     pid_t r;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     do {
-        r = waitpid(p->pid, &st, 0);
+        r = wait4(p->pid, &st, 0, &ru);
     } while (r < 0 && errno == EINTR);
     p->exited = true;
+    p->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+               (double)ru.ru_stime.tv_usec / 1e6;
     if (r == p->pid) {
         if (WIFEXITED(st)) {
             p->status = WEXITSTATUS(st);
@@ -521,6 +527,30 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud)
 bool cdch_proc_exited(const cdch_proc *p) { return p->exited; }
 
 pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
+
+double cdch_proc_cpu_seconds(const cdch_proc *p)
+{
+    if (p->exited)
+        return p->cpu_s;
+    /* /proc/PID/stat: utime stime cutime cstime are fields 14-17, after "(comm)" */
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)p->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *q = strrchr(buf, ')');
+    unsigned long long v[4];
+    if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                     &v[3]) != 4)
+        return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+}
 
 bool cdch_proc_output_pending(const cdch_proc *p)
 {

@@ -436,6 +436,7 @@ static void plan_all(cdch_run *r)
                 cell->consumer_idx = c;
                 cell->scenario_idx = s;
                 cell->exit_status = -1;
+                cell->cpu_seconds = -1;
                 cell->attach = cell_attaches(r, &r->consumers[c], r->scens[s].s);
                 cell->verdict = CDCH_VERDICT_HARNESS_ERROR;
                 cell->expected = CDCH_VERDICT_PASS;
@@ -1004,6 +1005,7 @@ typedef struct cellrun {
     cellio io;
     cdch_proc *p;
     uint64_t err_mark;   /* session mode: where this cell's stderr starts */
+    double cpu0;         /* the adapter's CPU seconds when the cell began (a warm session's so far) */
     cdch_outcome oc;
 } cellrun;
 
@@ -1157,8 +1159,10 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
         cdch_proc_opts po = {c->argv, c->con->m->dir, c->env, c->errlog, false};
         c->p = cdch_proc_spawn(&po, err);
     }
-    if (c->p)
+    if (c->p) {
         cdch_proc_set_stdout_limit(c->p, stdout_limit(c->st));
+        c->cpu0 = c->cell->launched ? 0 : cdch_proc_cpu_seconds(c->p);
+    }
 }
 
 /* A scenario fault is about to cut the connection: the server holds it
@@ -1350,6 +1354,8 @@ static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason
     cell->startup_seconds = c->io.first_line > 0 ? c->io.first_line - c->t0 : -1;
     /* stopped by the harness: how long it waited (and stopped it) after the adapter's last line */
     cell->wait_seconds = why == CDCH_STOP_EXITED ? 0 : now_s() - c->io.last_activity;
+    double cpu = cdch_proc_cpu_seconds(c->p);
+    cell->cpu_seconds = cpu >= 0 && c->cpu0 >= 0 ? cpu - c->cpu0 : -1;
     if (c->in_session) {
         if (cdch_proc_exited(c->p))
             session_end(ws);

@@ -64,6 +64,8 @@ typedef struct cdch_record_opts {
     const char *out_dir;
     const char *options_json; /* a JSON array of the command-line options (password removed) */
     bool progress;          /* bytes / events / rate on stderr (a terminal) */
+    bool tables_touched;    /* schema.sql: only the tables the range maps (every payload decompressed
+                             * to find them); false: every table of the start schema */
 } cdch_record_opts;
 
 /* What a capture reached (filled on success and on failure). */
@@ -90,8 +92,9 @@ void cdch_record_interrupt(void);
 
 /* Validate binlog files from disk (magic, framing, FDE first, checksums)
  * and copy them into a capture directory. schema_sql: a file copied as
- * schema.sql, or NULL (no schema.sql; capture.json says so). */
-int cdch_record_files(const char *const *files, size_t nfiles, const char *schema_sql, const char *out_dir,
-                      const char *options_json, cdch_record_result *res, cdch_err *err);
+ * schema.sql, or NULL (no schema.sql; capture.json says so). tables_touched:
+ * list the tables the files map in capture.json (payloads decompressed). */
+int cdch_record_files(const char *const *files, size_t nfiles, const char *schema_sql, bool tables_touched,
+                      const char *out_dir, const char *options_json, cdch_record_result *res, cdch_err *err);
 
 #endif

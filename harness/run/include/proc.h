@@ -60,6 +60,10 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud);
 bool cdch_proc_exited(const cdch_proc *p);
 /* The adapter's pid (its process group's id); a reaped one's stays. */
 pid_t cdch_proc_pid(const cdch_proc *p);
+/* CPU seconds (user + system) the adapter has used: while it runs, its
+ * threads and the children it reaped (/proc/PID/stat, clock-tick
+ * resolution); once reaped, wait4's figure. -1 when unreadable. */
+double cdch_proc_cpu_seconds(const cdch_proc *p);
 /* Whether the adapter's stdout or stderr pipe holds bytes not read yet (an
  * adapter blocked writing to a full pipe is waiting on us, not idle). */
 bool cdch_proc_output_pending(const cdch_proc *p);

@@ -137,6 +137,8 @@ typedef struct cdch_cell {
     double startup_seconds;         /* cell start to the adapter's first line (-1: none) */
     double wait_seconds;            /* stopped by the harness: its last line to the end of its stop (0: it exited) */
     bool launched;                  /* the adapter process was launched for this cell (not a warm session) */
+    double cpu_seconds;             /* the adapter's CPU during the cell (a session launched for it: its
+                                     * start-up too); -1: not measured */
     size_t expected_rows, observed_rows;
     /* the stream served (bytes on the wire = binlog file bytes) */
     uint64_t stream_bytes, stream_events, stream_transactions, stream_compressed_transactions;
