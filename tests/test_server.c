@@ -5,7 +5,9 @@
  *
  * Covers: both password plugins with and without TLS (caching_sha2 fast
  * path, full path over TLS, full path with the RSA key exchange, checked in
- * the server's --log-queries output), AuthSwitchRequest, wrong
+ * the server's --log-queries output; go-mysql v1.8.0's exchange as bytes: a
+ * scramble over the greeting's 21 bytes, full path although cached),
+ * AuthSwitchRequest, wrong
  * password/user (1045 with MySQL's message), the variable/status/catalogue
  * queries with exact values, SHOW MASTER STATUS / BINARY LOGS / BINLOG
  * EVENTS, an unknown statement and an unknown table (clear ERRs), KILL,
@@ -32,6 +34,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
 
 #include "attach.h"
 #include "cursor.h"
@@ -1126,6 +1132,149 @@ START_TEST(handshake_malformed_lenenc)
 }
 END_TEST
 
+/* go-mysql v1.8.0's login, byte for byte (client/auth.go readInitialHandshake keeps auth-plugin-data
+ * part 2 with its NUL: a 21-byte salt; genAuthResponse scrambles with all 21; handleAuthResult on
+ * 0x01 0x04 without TLS: packet/conn.go WritePublicKeyAuthPacket, 0x02, then RSA-OAEP(pw+NUL XOR
+ * salt[i % 21])). Its 32 bytes never match a cached account, and MySQL 8.0 does not refuse them:
+ * caching_sha2_password_authenticate moves to full authentication when fast_authenticate fails
+ * (sql/auth/sha2_password.cc), so go-mysql v1.8.0 logs in to MySQL 8 on every connection by the
+ * full path. This server refused it with 1045 once the account was cached (after any login). */
+static void sha256_of(const void *a, size_t an, const void *b, size_t bn, uint8_t out[32])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    ck_assert(ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 && EVP_DigestUpdate(ctx, a, an) == 1);
+    if (bn)
+        ck_assert(EVP_DigestUpdate(ctx, b, bn) == 1);
+    ck_assert(EVP_DigestFinal_ex(ctx, out, NULL) == 1);
+    EVP_MD_CTX_free(ctx);
+}
+
+/* The greeting: connection id, the 21 bytes go-mysql v1.8.0 keeps as its salt (8 + 13). */
+static uint32_t read_greeting_v180(int fd, uint8_t salt[21])
+{
+    uint8_t g[512];
+    ssize_t n = raw_read(fd, g, sizeof g, NULL);
+    ck_assert_int_gt(n, 0);
+    ck_assert_uint_eq(g[0], 10);
+    size_t pos = 1 + strlen((char *)g + 1) + 1;
+    uint32_t id = (uint32_t)g[pos] | (uint32_t)g[pos + 1] << 8 | (uint32_t)g[pos + 2] << 16 | (uint32_t)g[pos + 3] << 24;
+    pos += 4;
+    memcpy(salt, g + pos, 8);
+    pos += 8 + 1 + 2 + 1 + 2 + 2;
+    ck_assert_uint_eq(g[pos], 21); /* auth-plugin-data length: 20 + NUL, as MySQL sends */
+    pos += 1 + 10;
+    memcpy(salt + 8, g + pos, 13); /* rest = max(13, 21 - 8) bytes, the NUL included */
+    ck_assert_uint_eq(salt[20], 0);
+    ck_assert_str_eq((char *)g + pos + 13, "caching_sha2_password");
+    return id;
+}
+
+START_TEST(sha2_go_mysql_v1_8_0_scramble_with_nul)
+{
+    /* any login puts the account in the cache */
+    MYSQL *m = connect_ok(&g_sha2, &(copts){.tls = true});
+    mysql_close(m);
+
+    for (int round = 0; round < 2; round++) { /* twice: the full path keeps the account cached */
+        int fd = raw_connect(g_sha2.port);
+        uint8_t salt[21];
+        uint32_t id = read_greeting_v180(fd, salt);
+        /* CalcCachingSha2Password(salt[:21], "cdch") */
+        uint8_t m1[32], m2[32], m3[32];
+        sha256_of("cdch", 4, NULL, 0, m1);
+        sha256_of(m1, 32, NULL, 0, m2);
+        sha256_of(m2, 32, salt, 21, m3);
+        /* writeAuthHandshake: PROTOCOL_41|SECURE_CONNECTION|LONG_PASSWORD|TRANSACTIONS|PLUGIN_AUTH,
+         * LONG_FLAG (the server has it), CONNECT_ATTRS; max packet 0, collation 33 */
+        uint32_t caps = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | 1u /* LONG_PASSWORD */ |
+                        CLIENT_TRANSACTIONS | CLIENT_PLUGIN_AUTH | CLIENT_LONG_FLAG | CLIENT_CONNECT_ATTRS;
+        uint8_t b[256];
+        size_t n = 0;
+        for (int i = 0; i < 4; i++)
+            b[n++] = (uint8_t)(caps >> (8 * i));
+        memset(b + n, 0, 4);
+        n += 4;
+        b[n++] = 33;
+        memset(b + n, 0, 23);
+        n += 23;
+        memcpy(b + n, "cdch", 5);
+        n += 5;
+        b[n++] = 32;
+        for (int i = 0; i < 32; i++)
+            b[n++] = (uint8_t)(m1[i] ^ m3[i]);
+        memcpy(b + n, "caching_sha2_password", 22);
+        n += 22;
+        static const char attrs[] = "\x0c_client_name\x08go-mysql";
+        b[n++] = (uint8_t)(sizeof attrs - 1);
+        memcpy(b + n, attrs, sizeof attrs - 1);
+        n += sizeof attrs - 1;
+        raw_write(fd, 1, b, n);
+
+        uint8_t r[1024];
+        uint8_t seq = 0;
+        ssize_t rn = raw_read(fd, r, sizeof r - 1, &seq);
+        ck_assert_msg(rn == 2 && r[0] == 0x01 && r[1] == 0x04,
+                      "a cached account and a scramble that does not match: MySQL asks for full authentication "
+                      "(0x01 0x04); got %zd bytes 0x%02x%s%.*s",
+                      rn, rn > 0 ? r[0] : 0, rn > 9 && r[0] == 0xFF ? " " : "", rn > 9 ? (int)rn - 9 : 0,
+                      (char *)r + 9);
+        ck_assert_uint_eq(seq, 2);
+        uint8_t req = 0x02; /* request the public key */
+        raw_write(fd, 3, &req, 1);
+        rn = raw_read(fd, r, sizeof r - 1, &seq);
+        ck_assert_int_gt(rn, 1);
+        ck_assert_uint_eq(r[0], 0x01);
+        ck_assert_uint_eq(seq, 4);
+        BIO *bio = BIO_new_mem_buf(r + 1, (int)rn - 1);
+        EVP_PKEY *pub = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+        BIO_free(bio);
+        ck_assert_ptr_nonnull(pub);
+        uint8_t plain[5] = "cdch";
+        for (size_t i = 0; i < sizeof plain; i++)
+            plain[i] ^= salt[i % 21];
+        EVP_PKEY_CTX *ectx = EVP_PKEY_CTX_new(pub, NULL);
+        uint8_t enc[512];
+        size_t elen = sizeof enc;
+        ck_assert(ectx && EVP_PKEY_encrypt_init(ectx) == 1 &&
+                  EVP_PKEY_CTX_set_rsa_padding(ectx, RSA_PKCS1_OAEP_PADDING) == 1 &&
+                  EVP_PKEY_encrypt(ectx, enc, &elen, plain, sizeof plain) == 1);
+        EVP_PKEY_CTX_free(ectx);
+        EVP_PKEY_free(pub);
+        raw_write(fd, 5, enc, elen);
+        rn = raw_read(fd, r, sizeof r - 1, &seq);
+        ck_assert_msg(rn > 0 && r[0] == 0x00, "after the RSA-encrypted password: %zd bytes 0x%02x", rn,
+                      rn > 0 ? r[0] : 0);
+        ck_assert_uint_eq(seq, 6);
+        close(fd);
+
+        char want[160];
+        snprintf(want, sizeof want,
+                 "connection %u: caching_sha2_password fast path scramble does not match the cached account", id);
+        wait_log(&g_sha2, want);
+        snprintf(want, sizeof want,
+                 "connection %u: caching_sha2_password full authentication with the RSA key pair (public key "
+                 "requested)",
+                 id);
+        wait_log(&g_sha2, want);
+    }
+
+    /* a non-empty answer that is not a 32-byte scramble: MySQL's CR_ERROR, Access denied */
+    int fd = raw_connect(g_sha2.port);
+    uint8_t salt[21];
+    (void)read_greeting_v180(fd, salt);
+    uint8_t b[128];
+    size_t n = raw_response_head(b, RAW_CAPS);
+    b[n++] = 20;
+    memset(b + n, 0x5a, 20);
+    n += 20;
+    memcpy(b + n, "caching_sha2_password", 22);
+    n += 22;
+    raw_write(fd, 1, b, n);
+    raw_expect_err(fd, 1045, "Access denied for user 'cdch'@'127.0.0.1' (using password: YES)", true);
+    close(fd);
+}
+END_TEST
+
 /* COM_STMT_PREPARE sql; the statement id from the PREPARE_OK (column/parameter packets skipped). */
 static uint32_t raw_prepare(int fd, const char *sql)
 {
@@ -1601,6 +1750,7 @@ static Suite *suite(void)
     tcase_add_test(tc, auth_switch_to_sha2);
     tcase_add_test(tc, native_with_and_without_tls);
     tcase_add_test(tc, wrong_password_and_user);
+    tcase_add_test(tc, sha2_go_mysql_v1_8_0_scramble_with_nul);
     tcase_add_test(tc, variables_exact);
     tcase_add_test(tc, binlog_status_queries);
     tcase_add_test(tc, catalogue_queries);

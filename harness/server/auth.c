@@ -10,8 +10,19 @@
  *  mysql_native_password   SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw)))
  *  caching_sha2_password   fast path: SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + scramble),
  *                          accepted when the account is in the server's
- *                          cache (0x01 0x03 then OK); otherwise full
- *                          authentication (0x01 0x04): over TLS the client
+ *                          cache and the 32 bytes match (0x01 0x03 then
+ *                          OK); otherwise — not cached, or cached but the
+ *                          scramble does not match — full authentication
+ *                          (0x01 0x04), never a refusal: MySQL's
+ *                          caching_sha2_password_authenticate
+ *                          (sql/auth/sha2_password.cc: "We either failed to
+ *                          authenticate or did not find entry in the cache.
+ *                          In either case, move to full authentication").
+ *                          go-mysql v1.8.0 scrambles with the greeting's 21
+ *                          bytes (20 + the NUL) and logs in this way. A
+ *                          non-empty answer that is not 32 bytes is refused
+ *                          (MySQL: pkt_len != CACHING_SHA2_DIGEST_LENGTH ->
+ *                          CR_ERROR). Full authentication: over TLS the client
  *                          sends the password in clear, without TLS it asks
  *                          for the RSA public key (0x02), gets it as PEM
  *                          (0x01 + PEM) and sends RSA-OAEP(password XOR
@@ -127,17 +138,31 @@ static int auth_sha2(srv_conn *c, const char *user, const uint8_t *scramble, con
     const char *pw = srv->opts.password;
     if (n == 0 || (n == 1 && data[0] == 0))
         return pw[0] ? deny(c, user, false) : 0;
+    if (n != 32) { /* MySQL: pkt_len != CACHING_SHA2_DIGEST_LENGTH -> CR_ERROR, before the cache */
+        fprintf(stderr,
+                "cdcharness serve: connection %u from %s: caching_sha2_password answer of %zu bytes, not a 32-byte "
+                "scramble\n",
+                c->id, c->peer, n);
+        return deny(c, user, true);
+    }
+    /* MySQL never caches an account without a password (authenticate() returns before the cache) */
     pthread_mutex_lock(&srv->mu);
-    bool cached = srv->sha2_cached;
+    bool cached = srv->sha2_cached && pw[0];
     pthread_mutex_unlock(&srv->mu);
-    if (cached) {
-        if (!check_sha2_scramble(pw, scramble, data, n))
-            return deny(c, user, true);
+    if (cached && check_sha2_scramble(pw, scramble, data, n)) {
         if (srv->opts.log_queries)
             fprintf(stderr, "cdcharness serve: connection %u: caching_sha2_password fast path\n", c->id);
         static const uint8_t fast_ok[] = {0x01, 0x03};
         return conn_write(c, fast_ok, 2);
     }
+    /* Not cached, or cached and the scramble does not match (a wrong password, or a client that
+     * scrambled with other bytes, e.g. go-mysql v1.8.0 with the greeting's trailing NUL): MySQL
+     * asks for full authentication in both cases, the password decides there. */
+    if (cached && srv->opts.log_queries)
+        fprintf(stderr,
+                "cdcharness serve: connection %u: caching_sha2_password fast path scramble does not match the "
+                "cached account: full authentication\n",
+                c->id);
     static const uint8_t full[] = {0x01, 0x04};
     if (conn_write(c, full, 2) != 0 || read_packet(c, pkt) != 0)
         return -1;
