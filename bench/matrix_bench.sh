@@ -10,7 +10,8 @@
 #   bench/matrix_bench.sh [CDCHARNESS] [MATRIX] [cdcharness matrix options, e.g. -j 6 --quick]
 #
 # Consumers must be installed already (run the matrix once, or scripts/main.sh): setup time is not
-# part of the figures. Prints one summary line per consumer family and a total.
+# part of the figures. Prints one summary line per consumer family and a total (bench/matrix_table.py;
+# MATRIX_BENCH_KEEP=FILE keeps the report.json, for `bench/matrix_table.py BEFORE.json AFTER.json`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build/cdcharness}
@@ -24,32 +25,6 @@ set +e
 rc=$?
 set -e
 end=$(date +%s.%N)
-python3 - "$out/r/report.json" "$start" "$end" "$rc" <<'PY'
-import json, statistics, sys
-r = json.load(open(sys.argv[1]))
-wall = float(sys.argv[3]) - float(sys.argv[2])
-cells = r["cells"]
-by = {}
-for c in cells:
-    by.setdefault(c["family"], []).append(c)
-def line(name, cs):
-    secs = [c.get("seconds", 0) for c in cs]
-    launched = [c for c in cs if c.get("launched")]
-    start = sum(max(c.get("startup_seconds", 0) or 0, 0) for c in launched)
-    waits = sum(max(c.get("wait_seconds", 0) or 0, 0) for c in cs)
-    cpu = sum(max(c.get("cpu_seconds", -1), 0) for c in cs)
-    tot = sum(secs) or 1
-    return ("%-28s %5d cells  mean %5.2f s  p50 %5.2f s  p95 %6.2f s  launches %4d  start-up %5.1f%%  waits %5.1f%%"
-            " of cell time  adapter CPU %7.1f s (%.2f s/cell)") % (
-        name, len(cs), statistics.mean(secs), statistics.median(secs),
-        sorted(secs)[int(0.95 * (len(secs) - 1))], len(launched), 100 * start / tot, 100 * waits / tot,
-        cpu, cpu / max(len(cs), 1))
-for f in sorted(by):
-    print(line(f, by[f]))
-print(line("ALL", cells))
-print("wall %.0f s for %d cells (%.2f s of wall per cell), matrix exit status %s" % (wall, len(cells), wall / max(len(cells), 1), sys.argv[4]))
-cpu = r.get("cpu")
-if cpu:
-    print("CPU: harness process %.0f s, its children %.0f s (adapters, sessions, setups; cells' adapter CPU above: %.0f s)"
-          % (cpu["harness_seconds"], cpu["children_seconds"], sum(max(c.get("cpu_seconds", -1), 0) for c in cells)))
-PY
+python3 "$here/bench/matrix_table.py" "$out/r/report.json"
+awk -v a="$start" -v z="$end" -v rc="$rc" 'BEGIN{printf "wall %.0f s, matrix exit status %s\n", z - a, rc}'
+if [ -n "${MATRIX_BENCH_KEEP:-}" ]; then cp "$out/r/report.json" "$MATRIX_BENCH_KEEP"; fi
