@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddltrack.h"
 #include "scenario.h"
 #include "testutil.h"
 
@@ -1286,6 +1287,231 @@ START_TEST(test_faults)
 }
 END_TEST
 
+/* ---- the stream's DDL: one CREATE TABLE, and the tracker ------------------------------ */
+
+/* "name type,name type,..." of a table (sql_type; "!" after a primary key column). */
+static const char *shape(const cdch_sc_table *t, char *buf, size_t cap)
+{
+    if (!t)
+        return "(none)";
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < t->ncols; i++) {
+        const cdch_sc_column *c = &t->cols[i];
+        ck_assert_ptr_eq(c->def.name, c->name);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s %s%s", i ? "," : "", c->name, c->sql_type,
+                              c->primary_key ? "!" : "");
+    }
+    return buf;
+}
+
+#define ck_shape(tr, db, name, want)                                                                         \
+    do {                                                                                                     \
+        char shape_buf_[512];                                                                                \
+        ck_assert_str_eq(shape(cdch_ddl_tracker_table(tr, db, name), shape_buf_, sizeof shape_buf_), want);  \
+    } while (0)
+
+static void follow(cdch_ddl_tracker *tr, const char *db, const char *sql)
+{
+    cdch_ddl_tracker_query(tr, db, strlen(db), sql, strlen(sql));
+}
+
+START_TEST(test_ddl_create_table)
+{
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_sc_database dbs[] = {{"lat", "latin1", "latin1_swedish_ci"}};
+    cdch_sc_table t;
+    cdch_err e;
+    const char *show = "CREATE TABLE `orders` (\n"
+                       "  `id` bigint unsigned NOT NULL AUTO_INCREMENT,\n"
+                       "  `note` varchar(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT 'x' COMMENT 'a, b',\n"
+                       "  `status` enum('new','paid') NOT NULL,\n"
+                       "  `code` char(3) DEFAULT NULL,\n"
+                       "  PRIMARY KEY (`id`),\n"
+                       "  KEY `by_status` (`status`,`code`)\n"
+                       ") ENGINE=InnoDB AUTO_INCREMENT=5 DEFAULT CHARSET=latin1";
+    ck_assert_msg(cdch_sc_parse_create_table(show, strlen(show), "shop", dbs, 1, &a, &t, &e) == 0, "%s", e.msg);
+    char buf[512];
+    ck_assert_str_eq(t.db, "shop");
+    ck_assert_str_eq(t.name, "orders");
+    ck_assert_str_eq(shape(&t, buf, sizeof buf),
+                     "id bigint unsigned!,note varchar(20),status enum('new','paid'),code char(3)");
+    ck_assert(t.cols[0].def.is_unsigned && !t.cols[0].def.nullable && t.cols[0].auto_increment);
+    ck_assert_str_eq(t.cols[1].collation, "utf8mb4_bin");
+    ck_assert_str_eq(t.cols[1].default_sql, "'x'");
+    ck_assert_str_eq(t.cols[3].charset, "latin1"); /* the table's DEFAULT CHARSET */
+    ck_assert_str_eq(t.charset, "latin1");
+    ck_assert_str_eq(t.collation, "latin1_swedish_ci");
+    ck_assert(t.transactional);
+
+    /* no DEFAULT CHARSET: the database's (given, or utf8mb4); a qualified name wins over db */
+    const char *plain = "create table if not exists lat.t (c varchar(5), d int) engine=MyISAM";
+    ck_assert_msg(cdch_sc_parse_create_table(plain, strlen(plain), NULL, dbs, 1, &a, &t, &e) == 0, "%s", e.msg);
+    ck_assert_str_eq(t.db, "lat");
+    ck_assert_str_eq(t.cols[0].collation, "latin1_swedish_ci");
+    ck_assert(!t.transactional);
+    ck_assert_str_eq(t.engine, "MyISAM");
+    const char *other = "CREATE TABLE t (c varchar(5))";
+    ck_assert_msg(cdch_sc_parse_create_table(other, strlen(other), "elsewhere", dbs, 1, &a, &t, &e) == 0, "%s", e.msg);
+    ck_assert_str_eq(t.cols[0].collation, "utf8mb4_0900_ai_ci");
+
+    static const struct {
+        const char *sql, *db, *msg;
+    } bad[] = {
+        {"CREATE TABLE t (a xyzzy)", "x", "table x.t, column a: unknown column type 'xyzzy'"},
+        {"CREATE TABLE t (a int)", NULL, "CREATE TABLE t: no database (qualify the name or put USE db; before it)"},
+        {"CREATE TABLE t LIKE u", "x", "CREATE TABLE t LIKE u: a copy of another table's definition, not a column list"},
+        {"CREATE TABLE t (a int) SELECT 1 AS b", "x",
+         "CREATE TABLE t ... SELECT: the columns its query adds are not in the statement"},
+        {"CREATE TABLE t (a int", "x", "CREATE TABLE t: expected ',' or ')' in the column list"},
+        {"CREATE TABLE t (PRIMARY KEY (z), a int)", "x", "PRIMARY KEY names column 'z', which the table does not have"},
+        {"ALTER TABLE t ADD c int", "x",
+         "not a CREATE TABLE statement (expected CREATE TABLE [IF NOT EXISTS] [db.]name (columns ...) [options])"},
+        {"CREATE TABLE t (a varchar(3) CHARACTER SET nope)", "x", "table x.t, column a: unknown character set 'nope'"},
+        {"CREATE TABLE t (a int) DEFAULT CHARSET=nope", "x", "unknown character set 'nope' for a table"},
+        {"CREATE TABLE t (a varchar(3)) 'x", "x", "a string's closing quote is missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        e.msg[0] = '\0';
+        ck_assert_int_eq(cdch_sc_parse_create_table(bad[i].sql, strlen(bad[i].sql), bad[i].db, NULL, 0, &a, &t, &e),
+                         -1);
+        ck_assert_str_eq(e.msg, bad[i].msg);
+    }
+    cdch_arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_ddl_tracker)
+{
+    cdch_scenario *s = load("databases: [{name: lat, charset: latin1}]\n"
+                            "tables:\n"
+                            "  - name: a.t1\n"
+                            "    columns: [{name: id, type: int, primary_key: true}, {name: v, type: varchar(20)}]\n"
+                            "  - name: lat.u\n"
+                            "    columns: [{name: id, type: int, primary_key: true}]\n");
+    cdch_ddl_tracker *tr = cdch_ddl_tracker_new(s);
+    ck_shape(tr, "a", "t1", "(none)"); /* nothing learned: the caller uses the scenario's */
+    follow(tr, "a", "BEGIN");
+    follow(tr, "a", "INSERT INTO t1 VALUES (1, 'x')");
+    follow(tr, "a", "GRANT SELECT ON a.* TO u");
+    follow(tr, "a", "CREATE INDEX i ON t1 (v)");
+    follow(tr, "a", "CREATE TEMPORARY TABLE t1 (z int)");
+    ck_shape(tr, "a", "t1", "(none)");
+
+    /* CREATE TABLE, in the event's database or qualified */
+    follow(tr, "a", "CREATE TABLE t2 (k int NOT NULL, w varchar(20), PRIMARY KEY (k))");
+    ck_shape(tr, "a", "t2", "k int!,w varchar(20)");
+    follow(tr, "", "/* by hand */ CREATE TABLE `b`.`t2` (`z` int)");
+    ck_shape(tr, "b", "t2", "z int");
+    ck_shape(tr, "a", "t2", "k int!,w varchar(20)");
+    follow(tr, "", "CREATE TABLE t9 (z int)"); /* no database: failed on the primary, nothing to follow */
+    ck_shape(tr, "", "t9", "(none)");
+
+    /* ALTER TABLE on the scenario's table: starts from its definition */
+    follow(tr, "a", "ALTER TABLE t1 ADD COLUMN n int FIRST, ADD (p int, q int), ALGORITHM=INSTANT");
+    ck_shape(tr, "a", "t1", "n int,id int!,v varchar(20),p int,q int");
+    follow(tr, "a", "ALTER TABLE a.t1 MODIFY q bigint NOT NULL AFTER n, CHANGE COLUMN p pp int unsigned");
+    ck_shape(tr, "a", "t1", "n int,q bigint,id int!,v varchar(20),pp int unsigned");
+    ck_assert(!cdch_ddl_tracker_table(tr, "a", "t1")->cols[1].def.nullable);
+    follow(tr, "a", "ALTER TABLE t1 DROP COLUMN pp, RENAME COLUMN n TO nn, DROP q, COMMENT 'c' ENGINE=InnoDB");
+    ck_shape(tr, "a", "t1", "nn int,id int!,v varchar(20)");
+    follow(tr, "a", "ALTER TABLE t1 ADD INDEX iv (v), DROP INDEX iv, ALTER COLUMN v SET DEFAULT 'd', "
+                    "ALTER COLUMN nn SET INVISIBLE, RENAME INDEX a TO b, FORCE, LOCK=NONE");
+    ck_assert_str_eq(cdch_ddl_tracker_table(tr, "a", "t1")->cols[2].default_sql, "'d'");
+    ck_assert(cdch_ddl_tracker_table(tr, "a", "t1")->cols[0].invisible);
+    follow(tr, "a", "ALTER TABLE t1 DROP PRIMARY KEY, ADD CONSTRAINT pk PRIMARY KEY (nn, id)");
+    ck_shape(tr, "a", "t1", "nn int!,id int!,v varchar(20)");
+    ck_assert_uint_eq(cdch_ddl_tracker_forgotten(tr, NULL), 0);
+
+    /* renames: ALTER ... RENAME, RENAME TABLE (in order: a swap), CREATE TABLE LIKE */
+    follow(tr, "a", "ALTER TABLE t1 RENAME TO t1x");
+    ck_shape(tr, "a", "t1", "(none)");
+    ck_shape(tr, "a", "t1x", "nn int!,id int!,v varchar(20)");
+    follow(tr, "a", "RENAME TABLE t1x TO tmp, t2 TO t1x, tmp TO t2");
+    ck_shape(tr, "a", "t1x", "k int!,w varchar(20)");
+    ck_shape(tr, "a", "t2", "nn int!,id int!,v varchar(20)");
+    ck_shape(tr, "a", "tmp", "(none)");
+    follow(tr, "a", "CREATE TABLE t3 LIKE t1x");
+    follow(tr, "a", "CREATE TABLE IF NOT EXISTS t3 (other int)"); /* exists: nothing happens */
+    ck_shape(tr, "a", "t3", "k int!,w varchar(20)");
+    follow(tr, "a", "DROP TABLE IF EXISTS t3, `a`.`t1x` /* generated by server */");
+    ck_shape(tr, "a", "t3", "(none)");
+    ck_shape(tr, "a", "t1x", "(none)");
+    follow(tr, "a", "CREATE TABLE IF NOT EXISTS t3 (other int)"); /* dropped: created */
+    ck_shape(tr, "a", "t3", "other int");
+
+    /* not understood: the definition is forgotten, and stays so until a CREATE TABLE */
+    const char *why;
+    follow(tr, "a", "ALTER TABLE t2 ADD COLUMN z int, CONVERT TO CHARACTER SET latin1");
+    ck_shape(tr, "a", "t2", "(none)");
+    ck_assert_uint_eq(cdch_ddl_tracker_forgotten(tr, &why), 1);
+    ck_assert_str_eq(why, "ALTER TABLE t2: 'CONVERT' is not followed (only ADD/DROP/MODIFY/CHANGE/RENAME/ALTER of "
+                          "columns, keys and table options are)");
+    follow(tr, "a", "ALTER TABLE t2 ADD COLUMN y int");
+    ck_shape(tr, "a", "t2", "(none)");
+    follow(tr, "a", "ALTER TABLE t3 DROP COLUMN nosuch");
+    ck_shape(tr, "a", "t3", "(none)");
+    ck_assert_uint_eq(cdch_ddl_tracker_forgotten(tr, &why), 2);
+    ck_assert_str_eq(why, "table a.t3 has no column nosuch");
+    follow(tr, "a", "CREATE TABLE t3 (q int) SELECT 1 AS r");
+    ck_shape(tr, "a", "t3", "(none)");
+    follow(tr, "a", "CREATE TABLE t3 (q xyzzy)");
+    ck_shape(tr, "a", "t3", "(none)");
+    ck_assert_uint_eq(cdch_ddl_tracker_forgotten(tr, &why), 4);
+    ck_assert_str_eq(why, "table a.t3, column q: unknown column type 'xyzzy'");
+    follow(tr, "a", "ALTER TABLE");
+    follow(tr, "a", "CREATE TABLE t5 (");
+    follow(tr, "a", "RENAME TABLE t5");
+    follow(tr, "a", "DROP TABLE 'x'");
+    follow(tr, "a", "ALTER TABLE t5 ADD COLUMN `unclosed int");
+    follow(tr, "a", "");
+    follow(tr, "a", ";");
+    follow(tr, "a", "DROP TABLE t2; CREATE TABLE t2 (only_the_first int)");
+    follow(tr, "a", "CREATE TABLE t2 (back int)");
+    ck_shape(tr, "a", "t2", "back int");
+    /* partitioning changes no column */
+    follow(tr, "a", "ALTER TABLE t2 ADD COLUMN fwd int, PARTITION BY RANGE (back) (PARTITION p0 VALUES LESS THAN (5), "
+                    "PARTITION p1 VALUES LESS THAN MAXVALUE)");
+    follow(tr, "a", "ALTER TABLE t2 DROP PARTITION p0, p1");
+    follow(tr, "a", "ALTER TABLE t2 REMOVE PARTITIONING");
+    ck_shape(tr, "a", "t2", "back int,fwd int");
+    ck_assert_uint_eq(cdch_ddl_tracker_forgotten(tr, NULL), 6); /* and the two broken statements about t5 */
+
+    /* charsets: the database's (scenario, CREATE / ALTER DATABASE), the table's for later columns */
+    follow(tr, "lat", "CREATE TABLE v (c varchar(5))");
+    ck_assert_str_eq(cdch_ddl_tracker_table(tr, "lat", "v")->cols[0].charset, "latin1");
+    follow(tr, "", "CREATE DATABASE IF NOT EXISTS lat /*!40100 DEFAULT CHARACTER SET utf8mb3 */");
+    follow(tr, "", "CREATE DATABASE g DEFAULT CHARACTER SET greek");
+    follow(tr, "g", "CREATE TABLE w (c varchar(5)) DEFAULT CHARSET=latin1");
+    follow(tr, "g", "ALTER TABLE w ADD COLUMN d varchar(5), DEFAULT CHARSET=utf8mb4, ADD COLUMN e varchar(5)");
+    const cdch_sc_table *w = cdch_ddl_tracker_table(tr, "g", "w");
+    ck_assert_str_eq(w->cols[0].charset, "latin1");
+    ck_assert_str_eq(w->cols[1].charset, "latin1");
+    ck_assert_str_eq(w->cols[2].collation, "utf8mb4_0900_ai_ci");
+    follow(tr, "g", "CREATE TABLE x (c varchar(5))");
+    ck_assert_str_eq(cdch_ddl_tracker_table(tr, "g", "x")->cols[0].charset, "greek");
+    follow(tr, "", "ALTER DATABASE g CHARACTER SET latin2");
+    follow(tr, "g", "CREATE TABLE y (c varchar(5))");
+    ck_assert_str_eq(cdch_ddl_tracker_table(tr, "g", "y")->cols[0].charset, "latin2");
+    follow(tr, "", "DROP DATABASE g");
+    ck_shape(tr, "g", "w", "(none)");
+    ck_shape(tr, "g", "y", "(none)");
+    follow(tr, "", "DROP SCHEMA lat");
+    follow(tr, "", "CREATE TABLE IF NOT EXISTS lat.u (fresh int)"); /* the scenario's lat.u went with lat */
+    ck_shape(tr, "lat", "u", "fresh int");
+
+    cdch_ddl_tracker_free(tr);
+    cdch_scenario_free(s);
+    cdch_ddl_tracker_free(NULL);
+    tr = cdch_ddl_tracker_new(NULL); /* no start schema: the stream's alone */
+    follow(tr, "a", "ALTER TABLE t ADD COLUMN c int");
+    ck_shape(tr, "a", "t", "(none)");
+    follow(tr, "a", "CREATE TABLE t (c int)");
+    ck_shape(tr, "a", "t", "c int");
+    cdch_ddl_tracker_free(tr);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scenario");
@@ -1318,6 +1544,10 @@ static Suite *suite(void)
     tcase_add_test(tc, test_readme_examples);
     tcase_add_test(tc, test_library_loads);
     suite_add_tcase(s, tc);
+    TCase *ddl = tcase_create("ddl");
+    tcase_add_test(ddl, test_ddl_create_table);
+    tcase_add_test(ddl, test_ddl_tracker);
+    suite_add_tcase(s, ddl);
     return s;
 }
 

@@ -1,7 +1,7 @@
 /* scenario_internal.h — what the scenario module's files share with each
  * other (the YAML load context, value parsing on YAML nodes, charsets,
- * JSON paths, geometry, the PRNG). Not for other modules: they use
- * scenario.h.
+ * JSON paths, geometry, the PRNG, the SQL reader's DDL statements). Not for
+ * other modules: they use scenario.h and ddltrack.h.
  *
  * Owns: nothing. Everything a loader step builds goes into the scenario's
  * arena (sc_ctx.a); the per-table row state lives in malloc'd memory freed
@@ -87,6 +87,92 @@ const char *sc_suggest(const char *word, const char *const *cands, size_t ncands
 int sc_load_capture(sc_ctx *c, yaml_node_t *n);
 /* The database of that name among dbs[0..n), NULL when none (load.c). */
 cdch_sc_database *sc_find_db(cdch_sc_database *dbs, size_t n, const char *name);
+
+/* ---- the stream's DDL statements (capture.c reads them, ddltrack.c follows them) ------ */
+
+/* A column definition as written (CREATE TABLE's column list, ALTER TABLE ADD/MODIFY/CHANGE):
+ * resolved against its table's default charset by sc_coldef_resolve. */
+typedef struct sc_coldef {
+    const char *name;
+    const char *type;        /* the type text up to the attributes, with its CHARACTER SET / COLLATE */
+    unsigned line;           /* in the statement's text (1-based) */
+    bool not_null, pk, auto_increment, invisible;
+    const char *default_sql; /* the DEFAULT's text, NULL: none (or DEFAULT NULL) */
+} sc_coldef;
+
+/* The column of d (name, type, attributes) with charset/collation (canonical) as the
+ * table's default; its strings in a. Errors are cdch_sc_parse_type's. */
+int sc_coldef_resolve(const sc_coldef *d, const char *charset, const char *collation, cdch_arena *a,
+                      cdch_sc_column *out, cdch_err *err);
+
+typedef struct sc_name {
+    const char *db;   /* the statement's database when the name is unqualified; NULL: none */
+    const char *name; /* NULL in database statements */
+} sc_name;
+
+typedef enum sc_alter_kind {
+    SC_ALTER_ADD = 1,       /* def, at pos (default: last) */
+    SC_ALTER_DROP,          /* column */
+    SC_ALTER_CHANGE,        /* column becomes def, at pos (default: where it is); MODIFY: column = def.name */
+    SC_ALTER_RENAME_COLUMN, /* column gets def.name */
+    SC_ALTER_DEFAULT,       /* column's DEFAULT becomes def.default_sql (NULL: DROP DEFAULT) */
+    SC_ALTER_VISIBILITY,    /* column's INVISIBLE becomes def.invisible */
+    SC_ALTER_PK_ADD,        /* column joins the primary key (ADD PRIMARY KEY: one per column) */
+    SC_ALTER_PK_DROP,       /* DROP PRIMARY KEY */
+    SC_ALTER_RENAME,        /* the table becomes `to` */
+    SC_ALTER_CHARSET,       /* the table's default becomes charset/collation (its columns keep theirs) */
+    SC_ALTER_ENGINE,        /* the table's engine becomes `engine` */
+} sc_alter_kind;
+
+typedef enum sc_position { SC_POS_DEFAULT = 0, SC_POS_FIRST, SC_POS_AFTER } sc_position;
+
+/* One item of an ALTER TABLE that changes the table's definition (index and table options
+ * that change no column are not listed). */
+typedef struct sc_alter {
+    sc_alter_kind kind;
+    const char *column;      /* the column it names (CHANGE: the old name) */
+    sc_coldef def;
+    sc_position pos;
+    const char *after;       /* SC_POS_AFTER */
+    sc_name to;              /* SC_ALTER_RENAME */
+    const char *charset, *collation; /* SC_ALTER_CHARSET, canonical */
+    const char *engine;      /* SC_ALTER_ENGINE */
+} sc_alter;
+
+typedef enum sc_ddl_kind {
+    SC_DDL_NONE = 0,       /* nothing a table's columns depend on (DML, BEGIN, CREATE INDEX, GRANT, temporary
+                            * tables, ...) */
+    SC_DDL_CREATE_DB,      /* names[0].db; charset/collation (NULL: the server's default); if_not_exists */
+    SC_DDL_ALTER_DB,       /* names[0].db; charset/collation when given */
+    SC_DDL_DROP_DB,        /* names[0].db */
+    SC_DDL_CREATE_TABLE,   /* table (= names[0]); if_not_exists */
+    SC_DDL_CREATE_LIKE,    /* names[0] created as a copy of names[1]; if_not_exists */
+    SC_DDL_RENAME,         /* names[2k] becomes names[2k+1], in order */
+    SC_DDL_DROP_TABLE,     /* names[] */
+    SC_DDL_ALTER_TABLE,    /* names[0]; alters[] in order */
+    SC_DDL_NOT_UNDERSTOOD, /* table DDL not read (the error says why): it changes names[] (those read before the
+                            * problem; none when even the first is unknown) in a way not known */
+} sc_ddl_kind;
+
+typedef struct sc_ddl {
+    sc_ddl_kind kind;
+    bool if_not_exists;
+    sc_name *names;
+    size_t nnames;
+    cdch_sc_table table;               /* SC_DDL_CREATE_TABLE */
+    const char *charset, *collation;   /* SC_DDL_CREATE_DB / SC_DDL_ALTER_DB, canonical */
+    sc_alter *alters;
+    size_t nalters;
+} sc_ddl;
+
+/* Read the first statement of sql[0..len) (a QUERY event's text; db its default database,
+ * NULL or "" for none) into *out, everything in a (nothing for SC_DDL_NONE). dbs[0..ndbs):
+ * the databases' default charsets for CREATE TABLE (a table without one takes its
+ * database's; utf8mb4 for a database not listed). Returns 0, or -1 with err set and
+ * out->kind SC_DDL_NOT_UNDERSTOOD when table DDL cannot be read (CREATE TABLE ... SELECT,
+ * CONVERT TO CHARACTER SET, an unknown type ...). */
+int sc_ddl_parse(const char *sql, size_t len, const char *db, const cdch_sc_database *dbs, size_t ndbs,
+                 cdch_arena *a, sc_ddl *out, cdch_err *err);
 
 /* ---- transactions (txn.c) ------------------------------------------------------ */
 

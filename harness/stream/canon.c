@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddltrack.h"
 #include "jsonstr.h"
 
 struct cdch_canon {
     const cdch_scenario *schema;
+    cdch_ddl_tracker *ddl;  /* the tables as the stream's DDL defines them */
     char gtid[128];       /* "uuid:gno" or "" for anonymous */
     uint64_t txn;
     bool in_txn;
@@ -23,8 +25,10 @@ struct cdch_canon {
 cdch_canon *cdch_canon_new(const cdch_scenario *schema)
 {
     cdch_canon *c = calloc(1, sizeof *c);
-    if (c)
+    if (c) {
         c->schema = schema;
+        c->ddl = cdch_ddl_tracker_new(schema);
+    }
     return c;
 }
 
@@ -32,20 +36,23 @@ void cdch_canon_free(cdch_canon *c)
 {
     if (!c)
         return;
+    cdch_ddl_tracker_free(c->ddl);
     cdch_buf_free(&c->pending);
     free(c->ends);
     cdch_arena_free(&c->arena);
     free(c);
 }
 
+/* The table's definition: the stream's DDL's (newest), else the scenario's; NULL (TABLE_MAP
+ * metadata, "@N") when neither is known or its column count is not the TABLE_MAP's. */
 static const cdch_sc_table *schema_table(const cdch_canon *c, const cdch_table_map *tm)
 {
-    if (!c->schema)
-        return NULL;
     char db[256], t[256];
     snprintf(db, sizeof db, "%.*s", (int)tm->db.len, (const char *)tm->db.ptr);
     snprintf(t, sizeof t, "%.*s", (int)tm->table.len, (const char *)tm->table.ptr);
-    const cdch_sc_table *st = cdch_scenario_table(c->schema, db, t);
+    const cdch_sc_table *st = cdch_ddl_tracker_table(c->ddl, db, t);
+    if (!st && c->schema)
+        st = cdch_scenario_table(c->schema, db, t);
     return st && st->ncols == tm->ncols ? st : NULL;
 }
 
@@ -158,16 +165,23 @@ static void end_txn(cdch_canon *c, const char *file, uint64_t pos, cdch_buf *out
     c->compressed = false;
 }
 
+/* A QUERY event whose statement is exactly `word` (upper or lower case). */
+static bool query_is(const cdch_event *ev, const char *upper, const char *lower)
+{
+    const cdch_bytes *q = &ev->u.query.query;
+    size_t n = strlen(upper);
+    return q->len == n && (memcmp(q->ptr, upper, n) == 0 || memcmp(q->ptr, lower, n) == 0);
+}
+
 static bool is_commit(const cdch_event *ev)
 {
     if (ev->h.type == CDCH_EV_XID)
         return true;
     if (ev->h.type != CDCH_EV_QUERY)
         return false;
-    const cdch_bytes *q = &ev->u.query.query;
-    if (q->len == 6 && (memcmp(q->ptr, "COMMIT", 6) == 0 || memcmp(q->ptr, "commit", 6) == 0))
+    if (query_is(ev, "COMMIT", "commit"))
         return true;
-    if (q->len == 5 && (memcmp(q->ptr, "BEGIN", 5) == 0 || memcmp(q->ptr, "begin", 5) == 0))
+    if (query_is(ev, "BEGIN", "begin"))
         return false;
     /* any other statement (DDL) is a transaction of its own */
     return true;
@@ -201,8 +215,15 @@ static int one(cdch_canon *c, const char *file, const cdch_event *ev, uint64_t e
         if (inner)
             c->compressed = true;
         return rows(c, ev->h.type, &ev->u.rows, err);
-    case CDCH_EV_XID:
     case CDCH_EV_QUERY:
+        /* DDL is a plain QUERY event, never inside a payload: follow what it does to tables */
+        if (!inner && !query_is(ev, "BEGIN", "begin") && !query_is(ev, "COMMIT", "commit"))
+            cdch_ddl_tracker_query(c->ddl, (const char *)ev->u.query.db.ptr, ev->u.query.db.len,
+                                   (const char *)ev->u.query.query.ptr, ev->u.query.query.len);
+        if (is_commit(ev))
+            end_txn(c, file, end_pos, out);
+        break;
+    case CDCH_EV_XID:
         if (is_commit(ev))
             end_txn(c, file, end_pos, out);
         break;

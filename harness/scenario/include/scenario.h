@@ -57,6 +57,11 @@ typedef struct cdch_sc_table {
     cdch_sc_mark mark;
     const char *create_sql; /* capture: the CREATE TABLE of schema.sql when it is in SHOW CREATE TABLE form
                              * (what the fake primary answers verbatim); NULL: printed from the columns */
+    /* the table's DEFAULT CHARSET and COLLATE, canonical: what a column added later by ALTER TABLE takes
+     * (ddltrack.h). Set for schema.sql's and the stream's tables; NULL for `tables:` (utf8mb4,
+     * utf8mb4_0900_ai_ci: what stream/ddl.h declares for them) */
+    const char *charset;
+    const char *collation;
 } cdch_sc_table;
 
 typedef struct cdch_sc_database {
