@@ -19,11 +19,11 @@
 # reproducer is left in BUILD/artifacts/), 2 usage or build failure.
 set -euo pipefail
 
-usage() { echo "usage: $0 [SECONDS] [fuzz_decode|fuzz_server|fuzz_scenario|fuzz_events|fuzz_report|all]" >&2; exit 2; }
+usage() { echo "usage: $0 [SECONDS] [fuzz_decode|fuzz_server|fuzz_scenario|fuzz_events|fuzz_report|fuzz_ddl|all]" >&2; exit 2; }
 secs=${1:-60}
 which=${2:-all}
 case "$secs" in ''|*[!0-9]*) usage ;; esac
-all_targets=(fuzz_decode fuzz_server fuzz_scenario fuzz_events fuzz_report)
+all_targets=(fuzz_decode fuzz_server fuzz_scenario fuzz_events fuzz_report fuzz_ddl)
 if [ "$which" = all ]; then
   targets=("${all_targets[@]}")
   per=$((secs / ${#targets[@]}))

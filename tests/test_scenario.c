@@ -1512,6 +1512,23 @@ START_TEST(test_ddl_tracker)
 }
 END_TEST
 
+/* A QUERY event's statement is not NUL-terminated: an unclosed comment ends
+ * with the statement, whatever bytes follow it in memory (fuzz_ddl found the
+ * lexer looking for the closing star-slash past the end). */
+START_TEST(test_ddl_bounded_text)
+{
+    /* the statement is the first len bytes; the comment's closing mark follows them in memory */
+    static const char buf[] = "CREATE TABLE t (a int) /* x */";
+    size_t len = sizeof buf - 1 - 3;
+    cdch_ddl_tracker *tr = cdch_ddl_tracker_new(NULL);
+    cdch_ddl_tracker_query(tr, "d", 1, buf, len);
+    ck_assert_ptr_null(cdch_ddl_tracker_table(tr, "d", "t")); /* unclosed comment: not read */
+    cdch_ddl_tracker_query(tr, "d", 1, buf, sizeof buf - 1);   /* closed: read */
+    ck_assert_ptr_nonnull(cdch_ddl_tracker_table(tr, "d", "t"));
+    cdch_ddl_tracker_free(tr);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("scenario");
@@ -1547,6 +1564,7 @@ static Suite *suite(void)
     TCase *ddl = tcase_create("ddl");
     tcase_add_test(ddl, test_ddl_create_table);
     tcase_add_test(ddl, test_ddl_tracker);
+    tcase_add_test(ddl, test_ddl_bounded_text);
     suite_add_tcase(s, ddl);
     return s;
 }

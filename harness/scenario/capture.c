@@ -223,7 +223,11 @@ static int lx_run(lexer *lx)
                 lx->pos++;
             cond++;
         } else if (left >= 2 && p[0] == '/' && p[1] == '*') {
-            const char *e = strstr(p + 2, "*/");
+            /* bounded: the text need not end in a NUL (a QUERY event's statement) */
+            const char *e = NULL;
+            for (size_t k = 2; k + 1 < left && !e; k++)
+                if (p[k] == '*' && p[k + 1] == '/')
+                    e = p + k;
             if (!e)
                 return (lx->err = "a comment's closing */ is missing"), -1;
             for (const char *q = p; q < e; q++)
