@@ -6,9 +6,15 @@
 #include "testutil.h"
 #include "verdict.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "buf.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -148,8 +154,14 @@ START_TEST(change_lines)
     ck_assert_int_eq(c->op, CDCH_OP_INSERT);
     ck_assert_str_eq(c->db, "t");
     ck_assert_str_eq(c->table, "o");
-    ck_assert_ptr_null(c->before);
-    ck_assert_int_eq(c->after->type, CDCH_JV_OBJECT);
+    ck_assert(!cdch_change_has_before(c));
+    ck_assert(cdch_change_has_after(c));
+    cdch_arena ia = CDCH_ARENA_INIT;
+    cdch_change_images im;
+    cdch_change_images_get(l, c, NULL, &ia, &im);
+    ck_assert_ptr_null(im.before);
+    ck_assert_int_eq(im.after->type, CDCH_JV_OBJECT);
+    cdch_arena_free(&ia);
     ck_assert_str_eq(c->gtid, G ":3");
     ck_assert_str_eq(c->pos_file, "b.000001");
     ck_assert_int_eq(c->pos, 3000);
@@ -780,6 +792,297 @@ START_TEST(key_update_as_delete_insert)
 }
 END_TEST
 
+/* ---- images on demand ---------------------------------------------------------- */
+
+/* Exactly the same tree: types, raw text, decoded strings, members in order. */
+static bool same_tree(const cdch_jv *a, const cdch_jv *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type || a->raw_len != b->raw_len || memcmp(a->raw, b->raw, a->raw_len) != 0)
+        return false;
+    switch (a->type) {
+    case CDCH_JV_STRING:
+        return a->u.str.len == b->u.str.len && memcmp(a->u.str.ptr, b->u.str.ptr, a->u.str.len) == 0 &&
+               a->u.str.ptr[a->u.str.len] == '\0' && b->u.str.ptr[b->u.str.len] == '\0';
+    case CDCH_JV_ARRAY:
+        if (a->u.arr.n != b->u.arr.n)
+            return false;
+        for (size_t i = 0; i < a->u.arr.n; i++)
+            if (!same_tree(a->u.arr.items[i], b->u.arr.items[i]))
+                return false;
+        return true;
+    case CDCH_JV_OBJECT:
+        if (a->u.obj.n != b->u.obj.n)
+            return false;
+        for (size_t i = 0; i < a->u.obj.n; i++)
+            if (a->u.obj.m[i].key_len != b->u.obj.m[i].key_len ||
+                memcmp(a->u.obj.m[i].key, b->u.obj.m[i].key, a->u.obj.m[i].key_len + 1) != 0 ||
+                !same_tree(a->u.obj.m[i].value, b->u.obj.m[i].value))
+                return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+/* Awkward change lines, one per k (and other lines between them). */
+static void awkward_line(cdch_buf *b, int k)
+{
+    switch (k % 9) {
+    case 0: /* escapes of every kind, in names and values */
+        cdch_put_str(b, "{\"op\":\"insert\",\"db\":\"d\\\"b\",\"table\":\"t\\u00e9\\/x\",\"before\":null,"
+                        "\"after\":{\"s\\n\":\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\",\"u\":\"\\u0000x\\u20AC\\u00e9\"},\"txn\":1}");
+        break;
+    case 1: /* surrogate pairs and raw UTF-8 */
+        cdch_put_str(b, "{\"op\":\"update\",\"db\":\"d\",\"table\":\"t\",\"before\":{\"e\":\"\\ud83d\\ude00\\uD834\\uDD1E\"},"
+                        "\"after\":{\"e\":\"\xf0\x9f\x98\x80 \xc3\xa9 \xe2\x82\xac\"},\"gtid\":\"" G ":7\"}");
+        break;
+    case 2: /* integers and decimals beyond every machine type, kept as text */
+        cdch_put_str(b, "{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"before\":null,\"after\":{\"n\":18446744073709551616123,"
+                        "\"m\":-9223372036854775809,\"d\":\"-0.000000000000000000001\",\"x\":1.5E+300,\"y\":1e-400,"
+                        "\"z\":-0,\"w\":0.10000000000000000000000000001}}");
+        break;
+    case 3: { /* nested JSON documents, deep */
+        cdch_put_str(b, "{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"before\":null,\"after\":{\"j\":{\"a\":[1,{\"b\":[[],{}]},null,"
+                        "true,false],\"c\":{\"d\":{\"e\":\"f\"}}},\"deep\":");
+        for (int i = 0; i < 150; i++)
+            cdch_put_str(b, i % 2 ? "{\"k\":" : "[");
+        cdch_put_str(b, "0");
+        for (int i = 150; i-- > 0;)
+            cdch_put_str(b, i % 2 ? "}" : "]");
+        cdch_put_str(b, "}}");
+        break;
+    }
+    case 4: /* null images, and none at all */
+        cdch_put_str(b, k % 2 ? "{\"op\":\"delete\",\"db\":\"d\",\"table\":\"t\",\"before\":null,\"after\":null}"
+                              : "{\"op\":\"delete\",\"db\":\"d\",\"table\":\"t\"}");
+        break;
+    case 5: /* leading blanks, whitespace inside, a CR before the newline */
+        cdch_put_str(b, " \t{ \"op\" : \"delete\" , \"db\":\"d\",\"table\":\"t\",\"before\" : { \"id\" : 1 , \"v\" : [ 1 , 2 ] } ,"
+                        "\"after\":null , \"pos\":{\"file\":\"b.000001\",\"pos\":4}}  \r");
+        break;
+    case 6: /* longer than a load's read (the first), than the read-ahead window (the first few), else than a
+             * spool's buffer has room for */
+        cdch_put_str(b, "{\"op\":\"insert\",\"db\":\"d\",\"table\":\"t\",\"before\":null,\"after\":{\"doc\":{\"big\":\"");
+        for (int i = 0; i < (k == 6 ? 1200 * 1024 : k < 40 ? 300 * 1024 : 3000 + 100 * k) / 16; i++)
+            cdch_buf_printf(b, "%015d\\n", i * k);
+        cdch_put_str(b, "\"}}}");
+        break;
+    case 7: /* the same member twice; empty object and array images */
+        cdch_put_str(b, "{\"op\":\"update\",\"db\":\"d\",\"table\":\"t\",\"before\":{},\"after\":{\"a\":1,\"a\":[],\"\":\"\"}}");
+        break;
+    default: /* an ordinary row with a checkpoint */
+        cdch_buf_printf(b, "{\"op\":\"insert\",\"db\":\"shop\",\"table\":\"orders\",\"before\":null,\"after\":{\"id\":%d,"
+                           "\"total\":\"12.50\"},\"gtid\":\"" G ":%d\",\"pos\":{\"file\":\"binlog.000001\",\"pos\":%d}}",
+                        k, k, 1000 + k);
+        break;
+    }
+}
+
+/* Lines, with control lines, blank lines and (lenient only) noise between them. */
+static char *awkward_text(int nlines, bool noise, size_t *len)
+{
+    cdch_buf b = CDCH_BUF_INIT;
+    for (int k = 0; k < nlines; k++) {
+        awkward_line(&b, k);
+        cdch_put_str(&b, "\n");
+        if (k % 5 == 0)
+            cdch_put_str(&b, "{\"kind\":\"error\",\"message\":\"x\\u00e9\"}\n\n");
+        if (noise && k % 7 == 3)
+            cdch_put_str(&b, "INFO not JSON\n{\"op\":\"upsert\"}\n[1]\n");
+    }
+    *len = b.len;
+    char *s = malloc(b.len + 1);
+    memcpy(s, b.data, b.len);
+    s[b.len] = '\0';
+    cdch_buf_free(&b);
+    return s;
+}
+
+/* Every change of l: its text is the line it came from, and its images,
+ * parsed on demand (through w), are those of an eager parse of that line. */
+static void check_on_demand(const cdch_change_list *l, const char *text, size_t tlen, cdch_change_window *w, bool reverse)
+{
+    /* the change lines of text, in order */
+    size_t nlines = 0, at = 0;
+    const char **starts = calloc(l->n + 1, sizeof *starts);
+    size_t *lens = calloc(l->n + 1, sizeof *lens);
+    uint64_t lineno = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        while (at < tlen) {
+            const char *nl = memchr(text + at, '\n', tlen - at);
+            size_t n = nl ? (size_t)(nl - (text + at)) : tlen - at;
+            const char *p = text + at;
+            at += n + 1;
+            if (++lineno == l->items[i].line) {
+                while (n && p[n - 1] == '\r')
+                    n--;
+                starts[nlines] = p;
+                lens[nlines++] = n;
+                break;
+            }
+        }
+    }
+    ck_assert_uint_eq(nlines, l->n);
+    for (size_t q = 0; q < l->n; q++) {
+        size_t i = reverse ? l->n - 1 - q : q;
+        const cdch_change *c = &l->items[i];
+        cdch_arena eager = CDCH_ARENA_INIT, lazy = CDCH_ARENA_INIT;
+        cdch_jv *o;
+        cdch_err err;
+        ck_assert_msg(cdch_jv_parse(starts[i], lens[i], &eager, &o, &err) == 0, "%s", err.msg);
+        const cdch_jv *eb = cdch_jv_get(o, "before"), *ea = cdch_jv_get(o, "after");
+        eb = eb && eb->type == CDCH_JV_OBJECT ? eb : NULL;
+        ea = ea && ea->type == CDCH_JV_OBJECT ? ea : NULL;
+        size_t n;
+        const char *t = cdch_change_text(l, c, w, &lazy, &n);
+        ck_assert_uint_eq(n, lens[i]);
+        ck_assert_msg(memcmp(t, starts[i], n) == 0 && t[n] == '\0', "line %llu: text differs", (unsigned long long)c->line);
+        cdch_change_images im;
+        cdch_change_images_get(l, c, w, &lazy, &im);
+        ck_assert_uint_eq(im.text_len, lens[i]);
+        ck_assert(memcmp(im.text, starts[i], lens[i]) == 0);
+        ck_assert_msg(same_tree(im.before, eb), "line %llu: before differs", (unsigned long long)c->line);
+        ck_assert_msg(same_tree(im.after, ea), "line %llu: after differs", (unsigned long long)c->line);
+        ck_assert_int_eq(cdch_change_has_before(c), eb != NULL);
+        ck_assert_int_eq(cdch_change_has_after(c), ea != NULL);
+        cdch_arena_free(&eager);
+        cdch_arena_free(&lazy);
+    }
+    free(starts);
+    free(lens);
+}
+
+static cdch_change_list *add_all(const char *text, size_t len, cdch_change_list *l)
+{
+    size_t at = 0;
+    while (at < len) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+        cdch_err err;
+        ck_assert_msg(cdch_changes_add_line(l, text + at, n, false, &err) == 0, "%s", err.msg);
+        at += n + 1;
+    }
+    return l;
+}
+
+static void check_all_ways(const cdch_change_list *l, const char *text, size_t len)
+{
+    cdch_change_window w = CDCH_CHANGE_WINDOW_INIT;
+    check_on_demand(l, text, len, NULL, false);
+    check_on_demand(l, text, len, &w, false);
+    check_on_demand(l, text, len, &w, true);
+    cdch_change_window_free(&w);
+}
+
+/* An image parsed on demand is the image of the eager parse, from every
+ * place a list keeps its lines: memory, the file it was loaded from, the
+ * file it spools to (written out or still buffered), and memory again when
+ * the spool cannot be written. */
+START_TEST(images_on_demand)
+{
+    size_t len;
+    char *text = awkward_text(400, true, &len);
+    /* in memory */
+    cdch_change_list *mem = add_all(text, len, cdch_changes_new());
+    ck_assert_uint_eq(mem->n, 400);
+    ck_assert_uint_eq(mem->nctl, 80);
+    ck_assert_str_eq(mem->ctl[0].message, "x\xc3\xa9");
+    ck_assert_uint_eq(mem->invalid, 171);
+    check_all_ways(mem, text, len);
+    /* loaded from a file (strict: no noise) */
+    size_t slen;
+    char *strict = awkward_text(400, false, &slen);
+    char path[] = "/tmp/test_diff_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, strict, slen), (ssize_t)slen);
+    close(fd);
+    cdch_err err;
+    cdch_change_list *file = cdch_changes_load(path, &err);
+    ck_assert_msg(file != NULL, "%s", err.msg);
+    ck_assert_uint_eq(file->n, 400);
+    check_all_ways(file, strict, slen);
+    cdch_changes_free(file);
+    /* the last line without its newline */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    ck_assert_int_eq(write(fd, strict, slen - 1), (ssize_t)slen - 1);
+    close(fd);
+    file = cdch_changes_load(path, &err);
+    ck_assert_msg(file != NULL, "%s", err.msg);
+    check_all_ways(file, strict, slen - 1);
+    cdch_changes_free(file);
+    /* spooled: the file gets every line as given; lines still buffered and lines written out both read back */
+    fd = open(path, O_RDWR | O_TRUNC);
+    cdch_change_list *sp = cdch_changes_new();
+    cdch_changes_spool(sp, fd, path);
+    add_all(text, len, sp);
+    check_all_ways(sp, text, len);
+    ck_assert_int_eq(cdch_changes_flush(sp), 0);
+    check_all_ways(sp, text, len);
+    size_t flen;
+    uint8_t *written = tu_read_file(path, &flen);
+    ck_assert_uint_eq(flen, len); /* every line given, blank and invalid ones too, each with its newline */
+    ck_assert(memcmp(written, text, len) == 0);
+    free(written);
+    ck_assert_uint_eq(sp->n, mem->n);
+    ck_assert_uint_eq(sp->invalid, mem->invalid);
+    for (size_t i = 0; i < sp->n; i++) {
+        const cdch_change *a = &sp->items[i], *b = &mem->items[i];
+        ck_assert(a->line == b->line && a->op == b->op && a->txn == b->txn && a->pos == b->pos &&
+                  a->compressed == b->compressed && a->text_len == b->text_len);
+        ck_assert(strcmp(a->db, b->db) == 0 && strcmp(a->table, b->table) == 0);
+        ck_assert(!a->gtid == !b->gtid && (!a->gtid || strcmp(a->gtid, b->gtid) == 0));
+        ck_assert(!a->pos_file == !b->pos_file && (!a->pos_file || strcmp(a->pos_file, b->pos_file) == 0));
+        ck_assert_uint_eq(a->flags & ~CDCH_CHANGE_IN_MEMORY, b->flags & ~CDCH_CHANGE_IN_MEMORY);
+        ck_assert(!(a->flags & CDCH_CHANGE_IN_MEMORY) && (b->flags & CDCH_CHANGE_IN_MEMORY));
+    }
+    cdch_changes_free(sp);
+    /* a spool whose writes fail keeps the lines in memory */
+    fd = open("/dev/full", O_RDWR);
+    if (fd >= 0) {
+        sp = cdch_changes_new();
+        cdch_changes_spool(sp, fd, "/dev/full");
+        add_all(text, len, sp);
+        ck_assert_int_eq(cdch_changes_flush(sp), -1);
+        check_all_ways(sp, text, len);
+        cdch_changes_free(sp);
+    }
+    /* a spool that fills its file system part way (here: the file size limit, in a buffered write and in a
+     * long line's own write): the file holds a prefix, the rest is kept in memory */
+    const rlim_t limits[] = {100000, (rlim_t)len - 50000};
+    signal(SIGXFSZ, SIG_IGN);
+    for (size_t q = 0; q < 2; q++) {
+        struct rlimit old, lim;
+        getrlimit(RLIMIT_FSIZE, &old);
+        lim = old;
+        lim.rlim_cur = limits[q];
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        fd = open(path, O_RDWR | O_TRUNC);
+        sp = cdch_changes_new();
+        cdch_changes_spool(sp, fd, path);
+        add_all(text, len, sp);
+        ck_assert_int_eq(cdch_changes_flush(sp), -1);
+        check_all_ways(sp, text, len);
+        size_t in_file = 0;
+        for (size_t i = 0; i < sp->n; i++)
+            in_file += !(sp->items[i].flags & CDCH_CHANGE_IN_MEMORY);
+        ck_assert_msg(in_file > 0 && in_file < sp->n, "%zu of %zu lines in the file", in_file, sp->n);
+        cdch_changes_free(sp);
+        setrlimit(RLIMIT_FSIZE, &old);
+        written = tu_read_file(path, &flen);
+        ck_assert_uint_eq(flen, limits[q]);
+        ck_assert(memcmp(written, text, flen) == 0);
+        free(written);
+    }
+    unlink(path);
+    cdch_changes_free(mem);
+    free(text);
+    free(strict);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("diff");
@@ -801,6 +1104,7 @@ static Suite *suite(void)
     tcase_add_test(tc, worst_class_and_regression);
     tcase_add_test(tc, no_resume_after_a_harness_cut);
     tcase_add_test(tc, key_update_as_delete_insert);
+    tcase_add_test(tc, images_on_demand);
     suite_add_tcase(s, tc);
     return s;
 }

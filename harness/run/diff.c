@@ -854,11 +854,11 @@ typedef struct rowkey {
     uint64_t key, ident;
 } rowkey;
 
-static rowkey row_keys(const sch_table *t, const cdch_change *c)
+static rowkey row_keys(const sch_table *t, const cdch_change *c, const cdch_change_images *im)
 {
     uint64_t h = mix((uint64_t)c->op ^ table_hash(c->db, c->table));
     uint64_t id = h;
-    const cdch_jv *img[2] = {c->before, c->after};
+    const cdch_jv *img[2] = {im->before, im->after};
     for (int i = 0; i < 2; i++) {
         uint64_t tag = 0x1000 + (uint64_t)i;
         if (!img[i]) {
@@ -893,9 +893,9 @@ static rowkey row_keys(const sch_table *t, const cdch_change *c)
  * image that names the row (before, else after), without op, db or table.
  * It pairs a row that arrived with a wrong op, db or table with the
  * expected row it stands for (a mismatch of that row, not a missing one). */
-static uint64_t loose_key(const sch_table *t, const cdch_change *c)
+static uint64_t loose_key(const sch_table *t, const cdch_change_images *im)
 {
-    const cdch_jv *img = c->before ? c->before : c->after;
+    const cdch_jv *img = im->before ? im->before : im->after;
     if (!img || !img->u.obj.n)
         return 0x10053;
     /* the lowest column index the schema knows; else (a table it does not know) the first member written */
@@ -911,21 +911,21 @@ static uint64_t loose_key(const sch_table *t, const cdch_change *c)
 
 /* Whether an expected UPDATE changes its row's key: a primary-key column
  * (the first column when the schema does not say) differs between the images. */
-static bool key_changes(const sch_table *t, const cdch_change *e)
+static bool key_changes(const sch_table *t, const cdch_change *e, const cdch_change_images *im)
 {
-    if (e->op != CDCH_OP_UPDATE || !e->before || !e->after)
+    if (e->op != CDCH_OP_UPDATE || !im->before || !im->after)
         return false;
     bool any_pk = false;
     for (size_t i = 0; t && t->pk && i < t->ncols; i++)
         any_pk = any_pk || t->pk[i];
-    size_t nb = e->before->u.obj.n;
+    size_t nb = im->before->u.obj.n;
     for (size_t k = 0; k < nb; k++) {
         rcol rb;
-        resolve(t, &e->before->u.obj.m[k], k, &rb);
+        resolve(t, &im->before->u.obj.m[k], k, &rb);
         bool is_key = any_pk ? rb.idx != NONE && t->pk[rb.idx] : k == 0;
         if (!is_key)
             continue;
-        const cdch_jv *av = cdch_jv_get(e->after, e->before->u.obj.m[k].key);
+        const cdch_jv *av = cdch_jv_get(im->after, im->before->u.obj.m[k].key);
         if (!av)
             return true;
         if (!cdch_diff_value_equal(rb.kind, rb.scale, rb.v, av))
@@ -938,7 +938,7 @@ static bool key_changes(const sch_table *t, const cdch_change *e)
 
 typedef struct kslot {
     uint64_t h;
-    size_t first, last, head; /* chain; head = first unmatched candidate (lazily advanced) */
+    size_t first, head; /* chain; head = first unmatched candidate (lazily advanced) */
 } kslot;
 
 typedef struct kmap {
@@ -950,7 +950,7 @@ typedef struct kmap {
 static void kmap_init(kmap *m, size_t nrows)
 {
     m->n = 16;
-    while (m->n < nrows * 2)
+    while (m->n < nrows + nrows / 2) /* at most 2/3 full */
         m->n *= 2;
     m->s = xcalloc(m->n, sizeof *m->s);
     for (size_t i = 0; i < m->n; i++)
@@ -978,16 +978,12 @@ static kslot *kmap_slot(kmap *m, uint64_t h, bool create)
     return &m->s[i];
 }
 
+/* Rows are added last to first: each goes to the front of its chain. */
 static void kmap_add(kmap *m, uint64_t h, size_t row)
 {
     kslot *s = kmap_slot(m, h, true);
-    m->next[row] = NONE;
-    if (s->first == NONE) {
-        s->first = s->last = s->head = row;
-    } else {
-        m->next[s->last] = row;
-        s->last = row;
-    }
+    m->next[row] = s->first; /* NONE for a new slot */
+    s->first = s->head = row;
 }
 
 #define SCAN_MAX 4096
@@ -1016,6 +1012,8 @@ static size_t kmap_find(kmap *m, uint64_t h, const unsigned char *matched, size_
 typedef struct ctx {
     cdch_diff *d;
     const cdch_change_list *E, *O;
+    const cdch_change_list *Osrc; /* the observed list as given: where O's lines are (O may be merged) */
+    const size_t *msrc;      /* merged O: per row, the Osrc rows of its before and after images (NONE: not merged) */
     const cdch_diff_schema *schema;
     const cdch_stream_index *idx;
     size_t *txn_of;          /* expected row -> index into txns */
@@ -1024,9 +1022,51 @@ typedef struct ctx {
     size_t *obs_of;          /* expected row -> first observed index */
     unsigned char *matched;
     size_t *exp_of;          /* observed row -> expected row (NONE) */
-    cdch_arena scratch;
+    cdch_arena scratch;      /* checkpoint GTID sets (reset after each use) */
+    /* The rows' images, parsed on demand (events.h) into `rows`, which is reset before each observed
+     * row is paired: the working set is the rows being compared, not the lists */
+    cdch_arena rows;
+    cdch_change_window ewin, owin;
+    size_t ecached, ocached; /* the rows whose images are in eimg / oimg (NONE: none) */
+    cdch_change_images eimg, oimg;
     size_t *ckpt_txn_seen;   /* per txn: already reported a checkpoint problem */
 } ctx;
+
+static void rows_reset(ctx *c)
+{
+    cdch_arena_reset(&c->rows);
+    c->ecached = c->ocached = NONE;
+}
+
+/* The images of expected row i (until rows_reset). */
+static cdch_change_images exp_images(ctx *c, size_t i)
+{
+    if (c->ecached != i) {
+        cdch_change_images_get(c->E, &c->E->items[i], &c->ewin, &c->rows, &c->eimg);
+        c->ecached = i;
+    }
+    return c->eimg;
+}
+
+/* The images of observed row o (until rows_reset): a key-changing UPDATE
+ * merged from a DELETE and an INSERT takes the before image of the one and
+ * the after image of the other. */
+static cdch_change_images obs_images(ctx *c, size_t o)
+{
+    if (c->ocached != o) {
+        const cdch_change_list *S = c->Osrc;
+        if (c->msrc && c->msrc[2 * o] != NONE) {
+            cdch_change_images b;
+            cdch_change_images_get(S, &S->items[c->msrc[2 * o]], &c->owin, &c->rows, &c->oimg);
+            cdch_change_images_get(S, &S->items[c->msrc[2 * o + 1]], &c->owin, &c->rows, &b);
+            c->oimg.after = b.after;
+        } else {
+            cdch_change_images_get(S, &c->O->items[o], &c->owin, &c->rows, &c->oimg);
+        }
+        c->ocached = o;
+    }
+    return c->oimg;
+}
 
 static const char *adup(cdch_diff *d, const char *s, size_t n)
 {
@@ -1089,7 +1129,8 @@ static size_t compare_rows(ctx *c, size_t erow, size_t orow, bool rec)
     }
     if (op_differs) /* the images of another op differ by nature: the op finding says it */
         return ndiff;
-    const cdch_jv *ei[2] = {e->before, e->after}, *oi[2] = {o->before, o->after};
+    cdch_change_images eim = exp_images(c, erow), oim = obs_images(c, orow);
+    const cdch_jv *ei[2] = {eim.before, eim.after}, *oi[2] = {oim.before, oim.after};
     static const char *const names[2] = {"before", "after"};
     for (int i = 0; i < 2; i++) {
         if (!ei[i] && !oi[i])
@@ -1107,8 +1148,8 @@ static size_t compare_rows(ctx *c, size_t erow, size_t orow, bool rec)
             continue;
         }
         size_t no = oi[i]->u.obj.n, ne = ei[i]->u.obj.n;
-        rcol *orc = cdch_arena_alloc(&c->scratch, (no ? no : 1) * sizeof *orc);
-        unsigned char *used = cdch_arena_alloc(&c->scratch, no ? no : 1);
+        rcol *orc = cdch_arena_alloc(&c->rows, (no ? no : 1) * sizeof *orc);
+        unsigned char *used = cdch_arena_alloc(&c->rows, no ? no : 1);
         for (size_t k = 0; k < no; k++)
             resolve(t, &oi[i]->u.obj.m[k], k, &orc[k]);
         for (size_t k = 0; k < ne; k++) {
@@ -1161,7 +1202,6 @@ static size_t compare_rows(ctx *c, size_t erow, size_t orow, bool rec)
             }
         }
     }
-    cdch_arena_reset(&c->scratch);
     return ndiff;
 }
 
@@ -1474,25 +1514,38 @@ static bool same_txn_reported(const cdch_change *a, const cdch_change *b)
 /* key-update-as-delete-insert: an observed DELETE immediately followed by an
  * INSERT of the same table in the same transaction, whose before and after
  * images are exactly those of an expected key-changing UPDATE, is that
- * UPDATE. Returns the observed list with such pairs merged (a copy sharing
- * the values; *merged counts them), or O itself when none. */
-static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch_change_list *O,
-                                           const cdch_diff_schema *schema, kmap *keys, size_t *merged)
+ * UPDATE. Returns the observed list with such pairs merged (a copy of the
+ * rows; *msrc_out: per row, the rows of c->Osrc giving its before and after
+ * images, NONE for a row not merged; *merged counts them), or c->Osrc itself
+ * when none. */
+static cdch_change_list *merge_key_updates(ctx *c, kmap *keys, size_t **msrc_out, size_t *merged)
 {
+    const cdch_change_list *E = c->E, *O = c->Osrc;
     *merged = 0;
+    *msrc_out = NULL;
     cdch_change_list *M = NULL;
+    size_t *msrc = NULL;
     for (size_t i = 0; i + 1 < O->n; i++) {
         const cdch_change *a = &O->items[i], *b = &O->items[i + 1];
         if (a->op != CDCH_OP_DELETE || b->op != CDCH_OP_INSERT || strcmp(a->db, b->db) != 0 ||
-            strcmp(a->table, b->table) != 0 || !a->before || !b->after || !same_txn_reported(a, b))
+            strcmp(a->table, b->table) != 0 || !cdch_change_has_before(a) || !cdch_change_has_after(b) ||
+            !same_txn_reported(a, b))
             continue;
         cdch_change u = *a;
         u.op = CDCH_OP_UPDATE;
-        u.after = b->after;
+        u.flags = (uint8_t)(a->flags | CDCH_CHANGE_AFTER);
+        rows_reset(c);
+        cdch_change_images ai, bi;
+        cdch_change_images_get(O, a, &c->owin, &c->rows, &ai);
+        cdch_change_images_get(O, b, &c->owin, &c->rows, &bi);
+        cdch_change_images ui = {ai.before, bi.after, ai.text, ai.text_len};
         /* rows with one key are the same row: the first of its chain says whether it is a key-changing UPDATE */
-        const sch_table *t = schema_find(schema, u.db, u.table);
-        kslot *ks = kmap_slot(keys, row_keys(t, &u).key, false);
-        if (!ks || !key_changes(t, &E->items[ks->first]))
+        const sch_table *t = schema_find(c->schema, u.db, u.table);
+        kslot *ks = kmap_slot(keys, row_keys(t, &u, &ui).key, false);
+        if (!ks)
+            continue;
+        cdch_change_images ei = exp_images(c, ks->first);
+        if (!key_changes(t, &E->items[ks->first], &ei))
             continue;
         /* a control line between the two rows stays where it was relative to the others */
         bool ctl_between = false;
@@ -1510,9 +1563,16 @@ static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch
                 memcpy(M->ctl, O->ctl, O->nctl * sizeof *M->ctl);
             M->nctl = O->nctl;
             M->invalid = O->invalid;
+            msrc = xcalloc(2 * O->n, sizeof *msrc);
+            for (size_t k = 0; k < O->n; k++)
+                msrc[2 * k] = msrc[2 * k + 1] = NONE;
         }
-        M->items[i - *merged] = u;
-        memmove(&M->items[i + 1 - *merged], &M->items[i + 2 - *merged], (M->n - (i + 2 - *merged)) * sizeof *M->items);
+        size_t at = i - *merged;
+        M->items[at] = u;
+        memmove(&M->items[at + 1], &M->items[at + 2], (M->n - (at + 2)) * sizeof *M->items);
+        memmove(&msrc[2 * (at + 1)], &msrc[2 * (at + 2)], 2 * (M->n - (at + 2)) * sizeof *msrc);
+        msrc[2 * at] = i;
+        msrc[2 * at + 1] = i + 1;
         M->n--;
         for (size_t q = 0; q < M->nctl; q++)
             if (O->ctl[q].at > i + 1)
@@ -1520,6 +1580,8 @@ static cdch_change_list *merge_key_updates(const cdch_change_list *E, const cdch
         (*merged)++;
         i++; /* the insert is consumed */
     }
+    rows_reset(c);
+    *msrc_out = msrc;
     return M ? M : (cdch_change_list *)O;
 }
 
@@ -1530,20 +1592,30 @@ typedef struct expidx {
     rowkey *ek;
 } expidx;
 
-static void expidx_build(expidx *x, const cdch_change_list *E, const cdch_diff_schema *schema)
+/* One pass over the expected rows, each parsed once. */
+static void expidx_build(expidx *x, ctx *c)
 {
+    const cdch_change_list *E = c->E;
     kmap_init(&x->keys, E->n);
     kmap_init(&x->idents, E->n);
     kmap_init(&x->loose, E->n);
-    x->ek = xcalloc(E->n, sizeof *x->ek);
-    for (size_t i = 0; i < E->n; i++) {
+    x->ek = xcalloc(E->n ? E->n : 1, sizeof *x->ek);
+    uint64_t *lk = xcalloc(E->n ? E->n : 1, sizeof *lk);
+    for (size_t i = 0; i < E->n; i++) { /* in file order: the lines are read ahead */
         const cdch_change *e = &E->items[i];
-        const sch_table *t = schema_find(schema, e->db, e->table);
-        x->ek[i] = row_keys(t, e);
+        const sch_table *t = schema_find(c->schema, e->db, e->table);
+        rows_reset(c);
+        cdch_change_images im = exp_images(c, i);
+        x->ek[i] = row_keys(t, e, &im);
+        lk[i] = loose_key(t, &im);
+    }
+    rows_reset(c);
+    for (size_t i = E->n; i-- > 0;) { /* each chain in row order */
         kmap_add(&x->keys, x->ek[i].key, i);
         kmap_add(&x->idents, x->ek[i].ident, i);
-        kmap_add(&x->loose, loose_key(t, e), i);
+        kmap_add(&x->loose, lk[i], i);
     }
+    free(lk);
 }
 
 static void expidx_free(expidx *x)
@@ -1562,7 +1634,10 @@ static void pair_observed(ctx *c, expidx *x, size_t o, size_t *cur)
     const cdch_change_list *E = c->E;
     const cdch_change *ob = &c->O->items[o];
     c->exp_of[o] = NONE;
-    rowkey ok = row_keys(schema_find(c->schema, ob->db, ob->table), ob);
+    rows_reset(c); /* the rows compared for the previous observed row */
+    cdch_change_images oim = obs_images(c, o);
+    const sch_table *ot = schema_find(c->schema, ob->db, ob->table);
+    rowkey ok = row_keys(ot, ob, &oim);
     while (*cur < E->n && c->matched[*cur])
         (*cur)++;
     /* (a) the row at the cursor */
@@ -1611,8 +1686,7 @@ static void pair_observed(ctx *c, expidx *x, size_t o, size_t *cur)
      * db or table: a mismatch of that row, which arrived */
     if (*cur < E->n) {
         kslot *ls;
-        size_t l = kmap_find(&x->loose, loose_key(schema_find(c->schema, ob->db, ob->table), ob), c->matched, *cur,
-                             &ls);
+        size_t l = kmap_find(&x->loose, loose_key(ot, &oim), c->matched, *cur, &ls);
         if (l != NONE && l >= *cur && c->txn_of[l] == c->txn_of[*cur]) {
             match(c, l, o);
             if (l == *cur)
@@ -1623,7 +1697,7 @@ static void pair_observed(ctx *c, expidx *x, size_t o, size_t *cur)
     /* (g) nothing like it was expected */
     cdch_diff_mismatch *m = add_mismatch(c, NONE, o, "unexpected event");
     if (m)
-        m->observed = adup(c->d, ob->text, ob->text_len);
+        m->observed = adup(c->d, oim.text, oim.text_len);
 }
 
 cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, const cdch_diff_schema *schema,
@@ -1634,21 +1708,27 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
     memset(&c, 0, sizeof c);
     c.d = d;
     c.E = E;
+    c.Osrc = O0;
     c.schema = schema;
     c.idx = idx;
+    c.ewin = (cdch_change_window)CDCH_CHANGE_WINDOW_INIT;
+    c.owin = (cdch_change_window)CDCH_CHANGE_WINDOW_INIT;
+    c.ecached = c.ocached = NONE;
     d->expected_rows = E->n;
     build_txns(&c);
 
     expidx x;
-    expidx_build(&x, E, schema);
+    expidx_build(&x, &c);
     cdch_change_list *O = (cdch_change_list *)O0;
+    size_t *msrc = NULL;
     if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)
-        O = merge_key_updates(E, O0, schema, &x.keys, &d->merged_key_updates);
+        O = merge_key_updates(&c, &x.keys, &msrc, &d->merged_key_updates);
     c.O = O;
+    c.msrc = msrc;
     d->observed_rows = O->n;
-    c.obs_of = xcalloc(E->n, sizeof *c.obs_of);
-    c.matched = xcalloc(E->n, 1);
-    c.exp_of = xcalloc(O->n, sizeof *c.exp_of);
+    c.obs_of = xcalloc(E->n ? E->n : 1, sizeof *c.obs_of);
+    c.matched = xcalloc(E->n ? E->n : 1, 1);
+    c.exp_of = xcalloc(O->n ? O->n : 1, sizeof *c.exp_of);
     c.ckpt_txn_seen = xcalloc(c.ntxns ? c.ntxns : 1, sizeof *c.ckpt_txn_seen);
     for (size_t i = 0; i < E->n; i++)
         c.obs_of[i] = NONE;
@@ -1664,6 +1744,7 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
         free(O->ctl);
         free(O);
     }
+    free(msrc);
     free(c.txn_of);
     free(c.txns);
     free(c.obs_of);
@@ -1671,6 +1752,9 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
     free(c.exp_of);
     free(c.ckpt_txn_seen);
     cdch_arena_free(&c.scratch);
+    cdch_arena_free(&c.rows);
+    cdch_change_window_free(&c.ewin);
+    cdch_change_window_free(&c.owin);
     return d;
 }
 

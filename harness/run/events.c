@@ -3,9 +3,11 @@
 #include "events.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- JSON parser ------------------------------------------------------------ */
 
@@ -389,13 +391,46 @@ const char *cdch_op_name(cdch_op op)
     return "?";
 }
 
+/* ---- where a list's text is ------------------------------------------------- */
+
+#define WINDOW_BYTES (256u * 1024u)  /* a read-ahead window's size */
+#define SPOOL_BUFFER (64u * 1024u)   /* a spool's write buffer */
+#define LOAD_BUFFER (1024u * 1024u)  /* cdch_changes_load's read size */
+
+typedef struct intern_slot {
+    uint64_t h;
+    const char *s; /* NULL: empty */
+    size_t len;
+} intern_slot;
+
+struct cdch_change_src {
+    cdch_arena arena;   /* interned names, gtids, control messages, lines kept in memory */
+    cdch_arena scratch; /* the tree of the line being added */
+    intern_slot *tab;   /* db, table and pos.file names (few distinct): open addressing */
+    size_t ntab, tabcap;
+    const char *last_gtid; /* consecutive rows of a transaction report the same GTID: one copy */
+    int fd;             /* the file the lines are read back from; -1: none */
+    char *path;         /* for messages */
+    uint64_t size;      /* bytes of the file that hold lines (read back from there) */
+    bool spool, spool_failed;
+    char *wbuf;         /* spool: the bytes after `size`, not written yet */
+    size_t wlen;
+};
+
+static void oom(void)
+{
+    fprintf(stderr, "cdcharness: out of memory\n");
+    abort();
+}
+
 cdch_change_list *cdch_changes_new(void)
 {
     cdch_change_list *l = calloc(1, sizeof *l);
-    if (!l) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
+    cdch_change_src *src = calloc(1, sizeof *src);
+    if (!l || !src)
+        oom();
+    src->fd = -1;
+    l->src = src;
     return l;
 }
 
@@ -403,9 +438,20 @@ void cdch_changes_free(cdch_change_list *l)
 {
     if (!l)
         return;
+    cdch_change_src *src = l->src;
+    if (src) {
+        (void)cdch_changes_flush(l);
+        if (src->fd >= 0)
+            close(src->fd);
+        free(src->path);
+        free(src->wbuf);
+        free(src->tab);
+        cdch_arena_free(&src->arena);
+        cdch_arena_free(&src->scratch);
+        free(src);
+    }
     free(l->items);
     free(l->ctl);
-    cdch_arena_free(&l->arena);
     free(l);
 }
 
@@ -415,13 +461,177 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
         return p;
     size_t ncap = *cap ? *cap * 2 : 64;
     void *q = realloc(p, ncap * elem);
-    if (!q) {
-        fprintf(stderr, "cdcharness: out of memory\n");
-        abort();
-    }
+    if (!q)
+        oom();
     *cap = ncap;
     return q;
 }
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* One copy of each distinct name. */
+static const char *intern(cdch_change_src *src, const char *s)
+{
+    size_t n = strlen(s);
+    uint64_t h = str_hash(s, n);
+    if (src->ntab * 2 >= src->tabcap) {
+        size_t ncap = src->tabcap ? src->tabcap * 2 : 32;
+        intern_slot *t = calloc(ncap, sizeof *t);
+        if (!t)
+            oom();
+        for (size_t i = 0; i < src->tabcap; i++) {
+            if (!src->tab[i].s)
+                continue;
+            size_t k = (size_t)src->tab[i].h & (ncap - 1);
+            while (t[k].s)
+                k = (k + 1) & (ncap - 1);
+            t[k] = src->tab[i];
+        }
+        free(src->tab);
+        src->tab = t;
+        src->tabcap = ncap;
+    }
+    size_t k = (size_t)h & (src->tabcap - 1);
+    while (src->tab[k].s) {
+        if (src->tab[k].h == h && src->tab[k].len == n && memcmp(src->tab[k].s, s, n) == 0)
+            return src->tab[k].s;
+        k = (k + 1) & (src->tabcap - 1);
+    }
+    src->tab[k] = (intern_slot){h, cdch_arena_memdup(&src->arena, s, n), n};
+    src->ntab++;
+    return src->tab[k].s;
+}
+
+static const char *keep_gtid(cdch_change_src *src, const char *g)
+{
+    if (!g)
+        return NULL;
+    if (!src->last_gtid || strcmp(src->last_gtid, g) != 0)
+        src->last_gtid = cdch_arena_strdup(&src->arena, g);
+    return src->last_gtid;
+}
+
+/* write(2) all of p; the bytes written (n when all were). */
+static size_t write_all(int fd, const char *p, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(fd, p + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    return done;
+}
+
+/* pread(2) up to n bytes at off; the bytes read (fewer at the end of the file), -1 on error. */
+static ssize_t pread_all(int fd, char *p, size_t n, uint64_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, p + done, n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    return (ssize_t)done;
+}
+
+/* A write failed: the file holds `size` bytes of lines. Lines the file does
+ * not hold whole (they are in the write buffer, which starts at old) move
+ * to memory, and so do all later ones. */
+static void spool_fail(cdch_change_list *l, uint64_t old)
+{
+    cdch_change_src *src = l->src;
+    src->spool_failed = true;
+    for (size_t i = l->n; i-- > 0;) {
+        cdch_change *c = &l->items[i];
+        if (c->flags & CDCH_CHANGE_IN_MEMORY)
+            continue;
+        if (c->where.off + c->text_len <= src->size)
+            break;
+        c->where.mem = cdch_arena_memdup(&src->arena, src->wbuf + (c->where.off - old), c->text_len);
+        c->flags |= CDCH_CHANGE_IN_MEMORY;
+    }
+    src->wlen = 0;
+}
+
+int cdch_changes_flush(cdch_change_list *l)
+{
+    cdch_change_src *src = l->src;
+    if (!src || !src->spool)
+        return 0;
+    if (src->wlen && !src->spool_failed) {
+        uint64_t old = src->size;
+        size_t w = write_all(src->fd, src->wbuf, src->wlen);
+        src->size += w;
+        if (w < src->wlen)
+            spool_fail(l, old);
+        src->wlen = 0;
+    }
+    return src->spool_failed ? -1 : 0;
+}
+
+void cdch_changes_spool(cdch_change_list *l, int fd, const char *path)
+{
+    cdch_change_src *src = l->src;
+    (void)cdch_changes_flush(l);
+    if (src->fd >= 0)
+        close(src->fd);
+    free(src->path);
+    src->fd = fd;
+    src->path = strdup(path ? path : "(spool)");
+    off_t end = lseek(fd, 0, SEEK_END);
+    src->size = end > 0 ? (uint64_t)end : 0;
+    src->spool = true;
+    src->spool_failed = end < 0;
+    if (!src->wbuf && !(src->wbuf = malloc(SPOOL_BUFFER)))
+        oom();
+    src->wlen = 0;
+}
+
+/* Append line + '\n' to the spool: the line's offset in the file, or
+ * UINT64_MAX when it is kept in memory (the spool failed). */
+static uint64_t spool_append(cdch_change_list *l, const char *line, size_t len)
+{
+    cdch_change_src *src = l->src;
+    if (src->spool_failed)
+        return UINT64_MAX;
+    if (src->wlen + len + 1 > SPOOL_BUFFER && cdch_changes_flush(l) != 0)
+        return UINT64_MAX;
+    uint64_t at = src->size + src->wlen;
+    if (len + 1 > SPOOL_BUFFER) { /* a long line: written as it is (the buffer is empty) */
+        size_t w = write_all(src->fd, line, len);
+        if (w == len)
+            w += write_all(src->fd, "\n", 1);
+        src->size += w;
+        if (w < len + 1) {
+            spool_fail(l, at);
+            return UINT64_MAX;
+        }
+        return at;
+    }
+    memcpy(src->wbuf + src->wlen, line, len);
+    src->wbuf[src->wlen + len] = '\n';
+    src->wlen += len + 1;
+    return at;
+}
+
+/* ---- change lines ------------------------------------------------------------- */
 
 /* A string member, or NULL (absent or null); -1 via *bad when of another type. */
 static const char *str_member(const cdch_jv *o, const char *key, bool *bad)
@@ -453,7 +663,26 @@ static int parse_uint(const cdch_jv *v, uint64_t *out)
     return 0;
 }
 
-/* Fill c from object o; returns a reason on failure. */
+/* The images of a change line's object (NULL where null or absent); a
+ * reason when one is neither an object nor null. */
+static const char *images_of(const cdch_jv *o, const cdch_jv **before, const cdch_jv **after)
+{
+    const char *img[2] = {"before", "after"};
+    const cdch_jv **dst[2] = {before, after};
+    for (int i = 0; i < 2; i++) {
+        const cdch_jv *v = cdch_jv_get(o, img[i]);
+        if (!v || v->type == CDCH_JV_NULL)
+            *dst[i] = NULL;
+        else if (v->type == CDCH_JV_OBJECT)
+            *dst[i] = v;
+        else
+            return i == 0 ? "\"before\" must be an object or null" : "\"after\" must be an object or null";
+    }
+    return NULL;
+}
+
+/* Fill c from object o (its strings still point into o's tree); returns a
+ * reason on failure. */
 static const char *to_change(const cdch_jv *o, cdch_change *c)
 {
     bool bad = false;
@@ -472,17 +701,11 @@ static const char *to_change(const cdch_jv *o, cdch_change *c)
     c->table = str_member(o, "table", &bad);
     if (bad || !c->db || !c->table)
         return "\"db\" and \"table\" must be strings";
-    const char *img[2] = {"before", "after"};
-    const cdch_jv **dst[2] = {&c->before, &c->after};
-    for (int i = 0; i < 2; i++) {
-        const cdch_jv *v = cdch_jv_get(o, img[i]);
-        if (!v || v->type == CDCH_JV_NULL)
-            *dst[i] = NULL;
-        else if (v->type == CDCH_JV_OBJECT)
-            *dst[i] = v;
-        else
-            return i == 0 ? "\"before\" must be an object or null" : "\"after\" must be an object or null";
-    }
+    const cdch_jv *before, *after;
+    const char *why = images_of(o, &before, &after);
+    if (why)
+        return why;
+    c->flags = (uint8_t)((before ? CDCH_CHANGE_BEFORE : 0u) | (after ? CDCH_CHANGE_AFTER : 0u));
     c->gtid = str_member(o, "gtid", &bad);
     if (bad)
         return "\"gtid\" must be a string or null";
@@ -511,7 +734,7 @@ static const char *to_change(const cdch_jv *o, cdch_change *c)
     if (t && t->type != CDCH_JV_NULL && parse_uint(t, &c->txn) != 0)
         return "\"txn\" must be a non-negative integer";
     const cdch_jv *cm = cdch_jv_get(o, "compressed");
-    c->compressed = !cm ? -1 : cm->type == CDCH_JV_TRUE ? 1 : cm->type == CDCH_JV_FALSE ? 0 : -1;
+    c->compressed = (int8_t)(!cm ? -1 : cm->type == CDCH_JV_TRUE ? 1 : cm->type == CDCH_JV_FALSE ? 0 : -1);
     return NULL;
 }
 
@@ -527,8 +750,11 @@ static int reject(cdch_change_list *l, const char *line, size_t len, const char 
     return 0;
 }
 
-int cdch_changes_add_line(cdch_change_list *l, const char *line, size_t len, bool strict, cdch_err *err)
+/* Add one line whose text is at offset `at` of the list's file (UINT64_MAX:
+ * kept in memory). */
+static int add_line_at(cdch_change_list *l, const char *line, size_t len, bool strict, uint64_t at, cdch_err *err)
 {
+    cdch_change_src *src = l->src;
     l->lines++;
     while (len && (line[len - 1] == '\r' || line[len - 1] == '\n'))
         len--;
@@ -539,10 +765,12 @@ int cdch_changes_add_line(cdch_change_list *l, const char *line, size_t len, boo
         return 0;
     if (line[i] != '{')
         return reject(l, line, len, "not a JSON object", strict, err);
-    char *text = cdch_arena_memdup(&l->arena, line, len);
+    if (len > UINT32_MAX)
+        return reject(l, line, len, "line longer than 4 GiB", strict, err);
+    cdch_arena_reset(&src->scratch);
     cdch_jv *o;
     cdch_err perr;
-    if (cdch_jv_parse(text, len, &l->arena, &o, &perr) != 0) {
+    if (cdch_jv_parse(line, len, &src->scratch, &o, &perr) != 0) {
         char why[CDCH_ERR_MSG_MAX + 32];
         snprintf(why, sizeof why, "invalid JSON (%s)", perr.msg);
         return reject(l, line, len, why, strict, err);
@@ -555,7 +783,7 @@ int cdch_changes_add_line(cdch_change_list *l, const char *line, size_t len, boo
         c->kind = strcmp(kind, "ready") == 0 ? CDCH_CTL_READY : strcmp(kind, "error") == 0 ? CDCH_CTL_ERROR
                                                                                           : CDCH_CTL_OTHER;
         const char *m = str_member(o, "message", &bad);
-        c->message = m ? m : "";
+        c->message = m && m[0] ? cdch_arena_strdup(&src->arena, m) : "";
         c->at = l->n;
         c->line = l->lines;
         return 0;
@@ -565,43 +793,94 @@ int cdch_changes_add_line(cdch_change_list *l, const char *line, size_t len, boo
     const char *why = to_change(o, &ch);
     if (why)
         return reject(l, line, len, why, strict, err);
+    ch.db = intern(src, ch.db);
+    ch.table = intern(src, ch.table);
+    ch.pos_file = ch.pos_file ? intern(src, ch.pos_file) : NULL;
+    ch.gtid = keep_gtid(src, ch.gtid);
     ch.line = l->lines;
-    ch.text = text;
-    ch.text_len = len;
+    ch.text_len = (uint32_t)len;
+    if (at == UINT64_MAX) {
+        ch.where.mem = cdch_arena_memdup(&src->arena, line, len);
+        ch.flags |= CDCH_CHANGE_IN_MEMORY;
+    } else {
+        ch.where.off = at;
+    }
     l->items = grow(l->items, &l->cap, l->n, sizeof *l->items);
     l->items[l->n++] = ch;
     return 0;
 }
 
+int cdch_changes_add_line(cdch_change_list *l, const char *line, size_t len, bool strict, cdch_err *err)
+{
+    uint64_t at = l->src->spool ? spool_append(l, line, len) : UINT64_MAX;
+    return add_line_at(l, line, len, strict, at, err);
+}
+
 cdch_change_list *cdch_changes_load(const char *path, cdch_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         cdch_err_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     cdch_change_list *l = cdch_changes_new();
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        if (cdch_changes_add_line(l, line, (size_t)n, true, err) != 0) {
-            cdch_err_wrap(err, "%s: ", path);
-            free(line);
-            fclose(f);
-            cdch_changes_free(l);
-            return NULL;
+    cdch_change_src *src = l->src;
+    src->fd = fd;
+    if (!(src->path = strdup(path)))
+        oom();
+    size_t cap = LOAD_BUFFER, have = 0, seen = 0; /* buf[0..seen): searched, no newline */
+    char *buf = malloc(cap);
+    if (!buf)
+        oom();
+    uint64_t base = 0; /* file offset of buf[0] */
+    for (;;) {
+        ssize_t n = read(fd, buf + have, cap - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            cdch_err_set(err, "%s: read error", path);
+            goto fail;
+        }
+        have += (size_t)n;
+        size_t start = 0, from = seen;
+        for (;;) {
+            char *nl = memchr(buf + from, '\n', have - from);
+            if (!nl)
+                break;
+            size_t len = (size_t)(nl - (buf + start)) + 1;
+            if (add_line_at(l, buf + start, len, true, base + start, err) != 0)
+                goto bad_line;
+            start += len;
+            from = start;
+        }
+        if (n == 0) { /* the end: a last line without its newline */
+            if (start < have && add_line_at(l, buf + start, have - start, true, base + start, err) != 0)
+                goto bad_line;
+            base += have;
+            break;
+        }
+        memmove(buf, buf + start, have - start);
+        base += start;
+        have -= start;
+        seen = have;
+        if (have == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb)
+                oom();
+            buf = nb;
+            cap *= 2;
         }
     }
-    int rerr = ferror(f);
-    free(line);
-    fclose(f);
-    if (rerr) {
-        cdch_err_set(err, "%s: read error", path);
-        cdch_changes_free(l);
-        return NULL;
-    }
+    free(buf);
+    src->size = base;
+    cdch_arena_free(&src->scratch);
     return l;
+bad_line:
+    cdch_err_wrap(err, "%s: ", path);
+fail:
+    free(buf);
+    cdch_changes_free(l);
+    return NULL;
 }
 
 const cdch_ctl *cdch_changes_error_after(const cdch_change_list *l, size_t at)
@@ -610,4 +889,83 @@ const cdch_ctl *cdch_changes_error_after(const cdch_change_list *l, size_t at)
         if (l->ctl[i].kind == CDCH_CTL_ERROR && l->ctl[i].at >= at)
             return &l->ctl[i];
     return NULL;
+}
+
+/* ---- text and images on demand ------------------------------------------------ */
+
+void cdch_change_window_free(cdch_change_window *w)
+{
+    if (!w)
+        return;
+    free(w->buf);
+    *w = (cdch_change_window)CDCH_CHANGE_WINDOW_INIT;
+}
+
+static _Noreturn void lost_line(const cdch_change_list *l, const cdch_change *c, const char *why)
+{
+    fprintf(stderr, "cdcharness: line %llu of %s cannot be read back: %s\n", (unsigned long long)c->line,
+            l->src && l->src->path ? l->src->path : "(a list)", why);
+    abort();
+}
+
+const char *cdch_change_text(const cdch_change_list *l, const cdch_change *c, cdch_change_window *w, cdch_arena *a,
+                             size_t *len)
+{
+    size_t n = c->text_len;
+    *len = n;
+    if (c->flags & CDCH_CHANGE_IN_MEMORY)
+        return c->where.mem;
+    const cdch_change_src *src = l->src;
+    uint64_t off = c->where.off;
+    if (!src || src->fd < 0)
+        lost_line(l, c, "the list has no file");
+    if (src->spool && off >= src->size) { /* not written out yet */
+        if (off - src->size + n > src->wlen)
+            lost_line(l, c, "beyond the spool");
+        return cdch_arena_memdup(a, src->wbuf + (off - src->size), n);
+    }
+    if (off + n > src->size)
+        lost_line(l, c, "beyond the end of the file");
+    if (!w || n > WINDOW_BYTES) { /* a long line is read straight into a: no copy through the window */
+        char *p = cdch_arena_alloc(a, n + 1);
+        if (pread_all(src->fd, p, n, off) != (ssize_t)n)
+            lost_line(l, c, "the file is shorter than it was");
+        p[n] = '\0';
+        return p;
+    }
+    if (w->src != src || off < w->off || off + n > w->off + w->len) {
+        size_t want = WINDOW_BYTES;
+        if (want > src->size - off)
+            want = (size_t)(src->size - off);
+        if (!w->buf) {
+            w->cap = WINDOW_BYTES;
+            if (!(w->buf = malloc(w->cap)))
+                oom();
+        }
+        w->src = src;
+        w->off = off;
+        ssize_t r = pread_all(src->fd, w->buf, want, off);
+        w->len = r > 0 ? (size_t)r : 0;
+        if (w->len < n) {
+            w->src = NULL;
+            lost_line(l, c, "the file is shorter than it was");
+        }
+    }
+    return cdch_arena_memdup(a, w->buf + (off - w->off), n);
+}
+
+void cdch_change_images_get(const cdch_change_list *l, const cdch_change *c, cdch_change_window *w, cdch_arena *a,
+                            cdch_change_images *out)
+{
+    size_t n;
+    const char *text = cdch_change_text(l, c, w, a, &n);
+    cdch_jv *o;
+    cdch_err err;
+    if (cdch_jv_parse(text, n, a, &o, &err) != 0)
+        lost_line(l, c, "it no longer parses");
+    if (images_of(o, &out->before, &out->after) != NULL || !out->before != !cdch_change_has_before(c) ||
+        !out->after != !cdch_change_has_after(c))
+        lost_line(l, c, "its images are not what they were");
+    out->text = text;
+    out->text_len = n;
 }

@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -85,7 +86,8 @@ typedef struct stream {
     bool attach;     /* consumers attach after the schema prefix (cdch_cell.attach) */
     char *dir;
     char *error;
-    cdch_change_list *expected;
+    cdch_change_list *expected; /* freed when its last cell is done (cells_left, under run->mu) */
+    size_t cells_left;       /* cells of this run (shard) that still need it */
     uint64_t expected_bytes; /* size of expected.jsonl */
     cdch_stream_index idx;
     uint64_t events; /* top-level events in the files */
@@ -760,8 +762,7 @@ static void estimate_cells(cdch_run *r)
 /* ---- one cell ----------------------------------------------------------------------- */
 
 typedef struct cellio {
-    cdch_change_list *obs;
-    FILE *out;
+    cdch_change_list *obs; /* spools every line to the cell's observed.jsonl (prepare_cell) */
     double last_activity;
     bool any_line;
     double first_line; /* time of the first stdout line (0: none yet) */
@@ -811,10 +812,6 @@ static void on_line(void *ud, const char *line, size_t len)
     if (io->first_line == 0)
         io->first_line = now_s();
     io->last_activity = now_s();
-    if (io->out) {
-        fwrite(line, 1, len, io->out);
-        fputc('\n', io->out);
-    }
     size_t before = io->obs->n;
     cdch_changes_add_line(io->obs, line, len, false, NULL);
     if (io->wm_db && io->obs->n > before && !io->watermark_at) {
@@ -993,7 +990,7 @@ typedef struct cellrun {
     scen *sc;
     stream *st;
     double t0;
-    FILE *out, *errlog;  /* the cell directory's observed.jsonl and stderr.log (NULL: none) */
+    FILE *errlog;        /* the cell directory's stderr.log (NULL: none); observed.jsonl is obs's spool */
     char *state;         /* the adapter's CDCH_STATE_DIR */
     cdch_primary *prim;  /* NULL: the consumer reads the files */
     char *env[32];
@@ -1062,11 +1059,28 @@ static double quiet_for(cellrun *c, watch *w, double t)
 
 static void close_logs(cellrun *c)
 {
-    if (c->out)
-        fclose(c->out);
+    if (c->obs)
+        (void)cdch_changes_flush(c->obs); /* observed.jsonl complete (a failed write kept the lines in memory) */
     if (c->errlog)
         fclose(c->errlog);
-    c->out = c->errlog = NULL;
+    c->errlog = NULL;
+}
+
+/* Where the observed lines' text goes: the cell's observed.jsonl (fd, or -1
+ * when there is none), else a temporary file of the run (unlinked: it goes
+ * with the list), else memory. */
+static void spool_observed(cellrun *c, int fd, const char *path)
+{
+    char tmp[PATH_MAX + 32];
+    if (fd < 0) {
+        snprintf(tmp, sizeof tmp, "%s/observed-%zu.jsonl", c->r->tmp, c->ci);
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            unlink(tmp);
+        path = tmp;
+    }
+    if (fd >= 0)
+        cdch_changes_spool(c->obs, fd, path);
 }
 
 /* The cell directory (logs, when there is a report directory) and the
@@ -1075,17 +1089,21 @@ static int prepare_cell(cellrun *c, cdch_err *err)
 {
     cdch_run *r = c->r;
     cdch_cell *cell = c->cell;
+    int ofd = -1;
+    char op[PATH_MAX + 32];
     if (r->o.report_dir) {
         cell->cell_dir = xprintf("%s/cells/%s@%s/%s/%s", r->o.report_dir, cell->family, cell->version, cell->scenario,
                                  cell->mode);
         if (cdch_mkdirs(cell->cell_dir, err) == 0) {
             char p[PATH_MAX + 32];
-            snprintf(p, sizeof p, "%s/observed.jsonl", cell->cell_dir);
-            c->out = fopen(p, "we"); /* close-on-exec: other cells' adapters must not hold it */
+            snprintf(op, sizeof op, "%s/observed.jsonl", cell->cell_dir);
+            /* close-on-exec: other cells' adapters must not hold it; read back by the diff */
+            ofd = open(op, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
             snprintf(p, sizeof p, "%s/stderr.log", cell->cell_dir);
             c->errlog = fopen(p, "we");
         }
     }
+    spool_observed(c, ofd, ofd >= 0 ? op : NULL);
     c->state = xprintf("%s/state/%zu", r->tmp, c->ci);
     if (cdch_mkdirs(c->state, err) != 0)
         return -1;
@@ -1147,7 +1165,7 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
 {
     snprintf(c->cell_id, sizeof c->cell_id, "%zu", c->ci);
     c->in_session = cdch_manifest_session(c->con->m, c->con->v);
-    cellio io = {c->obs, c->out, c->t0, false, 0, c->sc->wm_db, 0, c->in_session ? c->cell_id : NULL, false, false, 0};
+    cellio io = {c->obs, c->t0, false, 0, c->sc->wm_db, 0, c->in_session ? c->cell_id : NULL, false, false, 0};
     c->io = io;
     if (c->in_session) {
         c->p = session_begin(c->r, ws, c->cell->consumer_idx, c->argv, c->errlog, c->env, c->ne, c->cell_id, err);
@@ -1398,7 +1416,7 @@ static void cellrun_free(cellrun *c)
     free(c->state);
 }
 
-static void run_cell(cdch_run *r, size_t ci, wstate *ws)
+static void run_cell_steps(cdch_run *r, size_t ci, wstate *ws)
 {
     cellrun c;
     memset(&c, 0, sizeof c);
@@ -1424,13 +1442,13 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     }
     cell->expected_rows = st->expected->n;
     cdch_err err;
+    c.obs = cdch_changes_new();
     if (prepare_cell(&c, &err) != 0) {
         set_error(cell, err.msg, c.t0);
         cellrun_free(&c); /* the state directory stays for the run's cleanup */
         return;
     }
     adapter_command(&c);
-    c.obs = cdch_changes_new();
     start_adapter(&c, ws, &err);
     memset(&c.oc, 0, sizeof c.oc);
     c.oc.exit_status = -1;
@@ -1468,6 +1486,22 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     }
     cdch_rm_tree(c.state);
     cellrun_free(&c);
+}
+
+/* Run cell ci; then, when no other cell needs its stream's expected events,
+ * free them (a matrix holds the expected lists of the streams still to be
+ * run, not of all). */
+static void run_cell(cdch_run *r, size_t ci, wstate *ws)
+{
+    run_cell_steps(r, ci, ws);
+    const cdch_cell *cell = &r->cells[ci];
+    stream *st = &r->streams[stream_for(r, cell->scenario_idx, cell->mode, cell->attach)];
+    pthread_mutex_lock(&r->mu);
+    cdch_change_list *done = st->cells_left && --st->cells_left == 0 ? st->expected : NULL;
+    if (done)
+        st->expected = NULL;
+    pthread_mutex_unlock(&r->mu);
+    cdch_changes_free(done);
 }
 
 /* The next cell for a worker (under r->mu): of the consumers installed so
@@ -1559,8 +1593,10 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     cdch_run_plan(r, NULL);
     r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);
-    for (size_t i = 0; i < r->ncells; i++)
+    for (size_t i = 0; i < r->ncells; i++) {
         r->consumers[r->cells[i].consumer_idx].used = true;
+        r->streams[stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach)].cells_left++;
+    }
     /* consumers install (two at a time) while the streams are generated and the first cells run */
     pthread_t setup_th[2];
     size_t nsetup = 0;

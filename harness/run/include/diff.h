@@ -6,6 +6,13 @@
  * strings in its own arena). Neither keeps the change lists: findings copy
  * what they show.
  *
+ * Memory: the lists hold no parsed images (events.h). The diff parses each
+ * expected line once for its keys (below), each observed line once for its
+ * keys, and the lines it compares again, into a scratch arena reset for
+ * every observed row: besides the lists, it holds a few words per row (keys,
+ * lookup tables, the pairing) and the rows being compared. The expected list
+ * is only read, so one may be diffed by several threads at once.
+ *
  * Alignment is linear in the number of events. Each row gets a key (op,
  * db, table and the normalised values of every exactly-compared column;
  * FLOAT/DOUBLE/JSON/VECTOR only by presence) and an identity (op, db, table
