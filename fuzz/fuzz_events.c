@@ -6,7 +6,9 @@
  * and interprets change events and control lines. The whole input is also
  * given to cdch_jv_parse as one value. Errors are expected; a crash,
  * sanitizer report, leak or abort is a bug, and so is a lenient parse that
- * fails (it must count the line as invalid instead).
+ * fails (it must count the line as invalid instead). Each change the
+ * lenient list accepted has its images parsed again on demand
+ * (cdch_change_images_get, as the diff reads them).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at += len + 1;
     }
     (void)cdch_changes_error_after(lenient, 0);
+    /* every accepted change's images, parsed again on demand as the diff does */
+    cdch_arena ia = CDCH_ARENA_INIT;
+    cdch_change_window w = CDCH_CHANGE_WINDOW_INIT;
+    for (size_t i = 0; i < lenient->n; i++) {
+        cdch_change_images im;
+        cdch_change_images_get(lenient, &lenient->items[i], &w, &ia, &im);
+        (void)cdch_jv_get(im.before ? im.before : im.after, "id");
+        cdch_arena_reset(&ia);
+    }
+    cdch_change_window_free(&w);
+    cdch_arena_free(&ia);
     cdch_changes_free(strict);
     cdch_changes_free(lenient);
 
