@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "xalloc.h"
@@ -69,4 +70,10 @@ void cdch_io_buffer(FILE *f, char **buf)
     if (!*buf)
         *buf = cdch_xrealloc(NULL, CDCH_IO_BUF);
     setvbuf(f, *buf, _IOFBF, CDCH_IO_BUF);
+}
+
+double cdch_rusage_seconds(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
+           (double)ru->ru_stime.tv_usec / 1e6;
 }

@@ -7,6 +7,7 @@
 #include "mysql_types.h"
 #include "report.h"
 #include "report_internal.h"
+#include "sys.h"
 
 #define KV_STR(f, k, v)                                                                                                \
     do {                                                                                                               \
@@ -167,12 +168,6 @@ static void cause_json(FILE *f, cdch_run *r, const cdch_cell *c, size_t *unexpla
     *unexplained += unexp;
 }
 
-static double ru_seconds(const struct rusage *ru)
-{
-    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
-           (double)ru->ru_stime.tv_usec / 1e6;
-}
-
 int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta, FILE *f)
 {
     char ts[64];
@@ -255,7 +250,7 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
     struct rusage self, kids;
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &kids);
-    fprintf(f, "},\"cpu\":{\"harness_seconds\":%.1f,\"children_seconds\":%.1f}}\n", ru_seconds(&self),
-            ru_seconds(&kids));
+    fprintf(f, "},\"cpu\":{\"harness_seconds\":%.1f,\"children_seconds\":%.1f}}\n", cdch_rusage_seconds(&self),
+            cdch_rusage_seconds(&kids));
     return ferror(f) ? -1 : 0;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "sys.h"
 #include "xalloc.h"
 
 extern char **environ;
@@ -482,8 +483,7 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
         r = wait4(p->pid, &st, 0, &ru);
     } while (r < 0 && errno == EINTR);
     p->exited = true;
-    p->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-               (double)ru.ru_stime.tv_usec / 1e6;
+    p->cpu_s = cdch_rusage_seconds(&ru);
     if (r == p->pid) {
         if (WIFEXITED(st)) {
             p->status = WEXITSTATUS(st);

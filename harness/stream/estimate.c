@@ -238,8 +238,7 @@ static int finish_child(est_child *c, cdch_estimate_level *out, cdch_err *err)
         rc = cdch_err_set(err, "%s", m->msg);
     if (rc == 0) {
         out[c->slot] = m->l;
-        double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-                     (double)ru.ru_stime.tv_usec / 1e6;
+        double cpu = cdch_rusage_seconds(&ru);
         out[c->slot].cpu_s = cpu > m->l.decompress_cpu_s ? cpu - m->l.decompress_cpu_s : 0;
         out[c->slot].peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024u;
     }

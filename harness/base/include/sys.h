@@ -19,6 +19,10 @@ uint64_t cdch_now_ns(void);
  * call, not the vDSO: keep it out of per-event paths unless asked for. */
 uint64_t cdch_thread_cpu_ns(void);
 
+/* User + system CPU seconds of a getrusage / wait4 result. */
+struct rusage;
+double cdch_rusage_seconds(const struct rusage *ru);
+
 /* Read the whole of `path` into a malloc'd, NUL-terminated buffer (*len =
  * its length without the NUL). Fails with "PATH: <reason>" when it cannot be
  * opened or read, or is larger than max_len bytes (0 = no limit).
