@@ -35,7 +35,7 @@ static char stat_state(const char *path)
     return rp && rp[1] == ' ' ? rp[2] : '?';
 }
 
-/* Whether a thread of pid is busy; appends pid's children to kids. */
+/* Whether a thread of pid is busy; else appends pid's children to kids. */
 static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
 {
     char dir[64];
@@ -51,8 +51,10 @@ static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
         char path[128];
         snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
         char st = stat_state(path);
-        if (st == 'R' || st == 'D')
-            busy = true;
+        if (st == 'R' || st == 'D') {
+            busy = true; /* the answer: the other threads and the descendants need not be read */
+            break;
+        }
         snprintf(path, sizeof path, "%s/%s/children", dir, de->d_name);
         char buf[1024];
         if (read_small(path, buf, sizeof buf) > 0) {

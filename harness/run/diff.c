@@ -1585,37 +1585,88 @@ static cdch_change_list *merge_key_updates(ctx *c, kmap *keys, size_t **msrc_out
     return M ? M : (cdch_change_list *)O;
 }
 
+/* ---- the expected rows' keys, computed once per list ------------------------------------------ */
+
+struct cdch_diff_expected {
+    const cdch_change_list *E;      /* what they were computed for (not owned; checked at each run) */
+    const cdch_diff_schema *schema;
+    size_t n;                       /* E->n then */
+    rowkey *ek;                     /* per expected row: its key and identity */
+    uint64_t *lk;                   /* per expected row: its loose key */
+};
+
+/* One pass over the expected rows, each line parsed once (in file order: the
+ * lines are read ahead), into a scratch arena reset per row. */
+static void expected_keys(const cdch_change_list *E, const cdch_diff_schema *schema, rowkey *ek, uint64_t *lk)
+{
+    cdch_arena rows = CDCH_ARENA_INIT;
+    cdch_change_window win = CDCH_CHANGE_WINDOW_INIT;
+    for (size_t i = 0; i < E->n; i++) {
+        const cdch_change *e = &E->items[i];
+        const sch_table *t = schema_find(schema, e->db, e->table);
+        cdch_arena_reset(&rows);
+        cdch_change_images im;
+        cdch_change_images_get(E, e, &win, &rows, &im);
+        ek[i] = row_keys(t, e, &im);
+        lk[i] = loose_key(t, &im);
+    }
+    cdch_arena_free(&rows);
+    cdch_change_window_free(&win);
+}
+
+cdch_diff_expected *cdch_diff_expected_new(const cdch_change_list *E, const cdch_diff_schema *schema)
+{
+    cdch_diff_expected *x = xcalloc(1, sizeof *x);
+    x->E = E;
+    x->schema = schema;
+    x->n = E->n;
+    x->ek = xcalloc(E->n ? E->n : 1, sizeof *x->ek);
+    x->lk = xcalloc(E->n ? E->n : 1, sizeof *x->lk);
+    expected_keys(E, schema, x->ek, x->lk);
+    return x;
+}
+
+void cdch_diff_expected_free(cdch_diff_expected *x)
+{
+    if (!x)
+        return;
+    free(x->ek);
+    free(x->lk);
+    free(x);
+}
+
 /* The expected rows' lookup tables: by key, by identity, by first column
- * (loose), and each row's keys. */
+ * (loose), and each row's keys (the prepared ones, or computed here). Each
+ * diff builds its own tables: finding a row advances its chain's head. */
 typedef struct expidx {
     kmap keys, idents, loose;
-    rowkey *ek;
+    const rowkey *ek;
+    rowkey *ek_own; /* computed here (no prepared keys): freed with the tables */
 } expidx;
 
-/* One pass over the expected rows, each parsed once. */
-static void expidx_build(expidx *x, ctx *c)
+static void expidx_build(expidx *x, ctx *c, const cdch_diff_expected *prep)
 {
     const cdch_change_list *E = c->E;
     kmap_init(&x->keys, E->n);
     kmap_init(&x->idents, E->n);
     kmap_init(&x->loose, E->n);
-    x->ek = xcalloc(E->n ? E->n : 1, sizeof *x->ek);
-    uint64_t *lk = xcalloc(E->n ? E->n : 1, sizeof *lk);
-    for (size_t i = 0; i < E->n; i++) { /* in file order: the lines are read ahead */
-        const cdch_change *e = &E->items[i];
-        const sch_table *t = schema_find(c->schema, e->db, e->table);
-        rows_reset(c);
-        cdch_change_images im = exp_images(c, i);
-        x->ek[i] = row_keys(t, e, &im);
-        lk[i] = loose_key(t, &im);
+    const uint64_t *lk;
+    uint64_t *lk_own = NULL;
+    x->ek_own = NULL;
+    if (prep) {
+        x->ek = prep->ek;
+        lk = prep->lk;
+    } else {
+        x->ek = x->ek_own = xcalloc(E->n ? E->n : 1, sizeof *x->ek_own);
+        lk = lk_own = xcalloc(E->n ? E->n : 1, sizeof *lk_own);
+        expected_keys(E, c->schema, x->ek_own, lk_own);
     }
-    rows_reset(c);
     for (size_t i = E->n; i-- > 0;) { /* each chain in row order */
         kmap_add(&x->keys, x->ek[i].key, i);
         kmap_add(&x->idents, x->ek[i].ident, i);
         kmap_add(&x->loose, lk[i], i);
     }
-    free(lk);
+    free(lk_own);
 }
 
 static void expidx_free(expidx *x)
@@ -1623,7 +1674,7 @@ static void expidx_free(expidx *x)
     kmap_free(&x->keys);
     kmap_free(&x->idents);
     kmap_free(&x->loose);
-    free(x->ek);
+    free(x->ek_own);
 }
 
 /* Pair observed row o with an expected row, most likely first; or record
@@ -1703,6 +1754,20 @@ static void pair_observed(ctx *c, expidx *x, size_t o, size_t *cur)
 cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, const cdch_diff_schema *schema,
                          const cdch_stream_index *idx, unsigned representations)
 {
+    return cdch_diff_run_prepared(E, NULL, O0, schema, idx, representations);
+}
+
+cdch_diff *cdch_diff_run_prepared(const cdch_change_list *E, const cdch_diff_expected *prep,
+                                  const cdch_change_list *O0, const cdch_diff_schema *schema,
+                                  const cdch_stream_index *idx, unsigned representations)
+{
+    if (prep && (prep->E != E || prep->schema != schema || prep->n != E->n)) {
+        fprintf(stderr, "cdcharness: internal error: the expected keys given to the diff were computed for %s "
+                        "(%zu rows), not for this expected list and schema (%zu rows); report this bug\n",
+                prep->E != E ? "another list" : prep->schema != schema ? "another schema" : "the list before it changed",
+                prep->n, E->n);
+        abort();
+    }
     cdch_diff *d = xcalloc(1, sizeof *d);
     ctx c;
     memset(&c, 0, sizeof c);
@@ -1718,7 +1783,7 @@ cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, 
     build_txns(&c);
 
     expidx x;
-    expidx_build(&x, &c);
+    expidx_build(&x, &c, prep);
     cdch_change_list *O = (cdch_change_list *)O0;
     size_t *msrc = NULL;
     if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)

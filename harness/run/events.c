@@ -125,20 +125,66 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
     return n;
 }
 
+/* Whether 8 bytes hold one a string cannot copy as it is: '"', '\\', a
+ * control character or a non-ASCII byte. Each test is exact for "any byte
+ * of the word" (a borrow can only mark bytes above one that matches). */
+static inline bool word_special(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * (uint64_t)'"'), b = x ^ (ones * (uint64_t)'\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20u) & ~x) | x) & high;
+}
+
+/* The length of the run at p of bytes copied as they are (printable ASCII
+ * but '"' and '\\'): a 64 MiB value's base64 is one run, read a word at a time. */
+static size_t plain_run(const char *p, const char *end)
+{
+    const char *q = p;
+    while (end - q >= 8) {
+        uint64_t x;
+        memcpy(&x, q, 8);
+        if (word_special(x))
+            break;
+        q += 8;
+    }
+    while (q < end) {
+        unsigned char c = (unsigned char)*q;
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+            break;
+        q++;
+    }
+    return (size_t)(q - p);
+}
+
+/* Where the string whose text starts at p ends: its closing quote (the
+ * first '"' after an even run of backslashes), else end. */
+static const char *string_end(const char *p, const char *end)
+{
+    const char *q = p;
+    while (q < end && (q = memchr(q, '"', (size_t)(end - q))) != NULL) {
+        size_t bs = 0;
+        while (q - bs > p && q[-1 - (ptrdiff_t)bs] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            return q;
+        q++;
+    }
+    return end;
+}
+
 /* Parse a string at j->p (the opening quote); decoded copy in the arena. */
 static int jp_string(jp *j, const char **out, size_t *out_len)
 {
     j->p++; /* opening quote */
     /* the decoded string is never longer than its source text */
-    const char *q = j->p;
-    while (q < j->end && *q != '"') {
-        if (*q == '\\' && q + 1 < j->end)
-            q++;
-        q++;
-    }
+    const char *q = string_end(j->p, j->end);
     char *buf = cdch_arena_alloc(j->a, (size_t)(q - j->p) + 1);
     size_t n = 0;
     while (1) {
+        size_t run = plain_run(j->p, j->end);
+        memcpy(buf + n, j->p, run);
+        n += run;
+        j->p += run;
         if (j->p >= j->end)
             return jp_fail(j, "unterminated string");
         unsigned char c = (unsigned char)*j->p;
@@ -191,7 +237,8 @@ static int jp_string(jp *j, const char **out, size_t *out_len)
         size_t l = utf8_len((const unsigned char *)j->p, (const unsigned char *)j->end);
         if (l == 0)
             return jp_fail(j, "invalid UTF-8 in string");
-        memcpy(buf + n, j->p, l);
+        for (size_t k = 0; k < l; k++)
+            buf[n + k] = j->p[k];
         n += l;
         j->p += l;
     }

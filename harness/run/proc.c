@@ -37,6 +37,7 @@ struct cdch_proc {
     bool exited;        /* reaped */
     int status, signal;
     cdch_buf out;       /* partial stdout line */
+    size_t out_scanned; /* leading bytes of out already searched for '\n' (none there) */
     cdch_buf err;       /* stderr tail (up to 2x the tail size, trimmed) */
     FILE *stderr_copy;
     uint64_t copied;    /* bytes written to stderr_copy since it was set */
@@ -336,26 +337,30 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
 
 static void deliver(cdch_proc *p, cdch_proc_line_fn fn, void *ud, bool final)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < p->out.len; i++) {
-        if (p->out.data[i] == '\n') {
-            p->out.data[i] = '\0';
-            if (fn)
-                fn(ud, (const char *)p->out.data + start, i - start);
-            p->delivered++;
-            start = i + 1;
-        }
+    /* a line of many megabytes arrives in many reads: search only the bytes not searched yet */
+    size_t start = 0, from = p->out_scanned < p->out.len ? p->out_scanned : p->out.len;
+    char *data = (char *)p->out.data;
+    char *nl;
+    while (from < p->out.len && (nl = memchr(data + from, '\n', p->out.len - from)) != NULL) {
+        size_t i = (size_t)(nl - data);
+        data[i] = '\0';
+        if (fn)
+            fn(ud, data + start, i - start);
+        p->delivered++;
+        start = from = i + 1;
     }
     if (final && start < p->out.len) {
         cdch_buf_cstr(&p->out);
+        data = (char *)p->out.data;
         if (fn)
-            fn(ud, (const char *)p->out.data + start, p->out.len - start);
+            fn(ud, data + start, p->out.len - start);
         start = p->out.len;
     }
     if (start) {
         memmove(p->out.data, p->out.data + start, p->out.len - start);
         p->out.len -= start;
     }
+    p->out_scanned = p->out.len;
 }
 
 /* stderr to the caller's copy, at most CDCH_PROC_STDERR_COPY_MAX bytes per
@@ -394,6 +399,7 @@ static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
                     /* a flood: stop reading (the partial line goes too); the caller stops the adapter */
                     p->flooded = true;
                     cdch_buf_reset(&p->out);
+                    p->out_scanned = 0;
                     close(*fd);
                     *fd = -1;
                     return false;

@@ -87,6 +87,9 @@ typedef struct stream {
     char *dir;
     char *error;
     cdch_change_list *expected; /* freed when its last cell is done (cells_left, under run->mu) */
+    cdch_diff_expected *keys;   /* the expected rows' alignment keys, made by the first cell judged
+                                 * (stream_keys), freed with expected */
+    bool keys_making;           /* a cell is making them (under run->mu) */
     size_t cells_left;       /* cells of this run (shard) that still need it */
     uint64_t expected_bytes; /* size of expected.jsonl */
     cdch_stream_index idx;
@@ -120,6 +123,7 @@ struct cdch_run {
     char tmp[PATH_MAX];
     pthread_mutex_t mu;
     pthread_cond_t changed; /* a setup finished (under mu) */
+    pthread_cond_t keys_made; /* a stream's expected keys were made (under mu) */
     size_t done;
     bool *taken;            /* per cell: a worker has it (under mu) */
     double *estimate;       /* per cell: expected seconds (longest first) */
@@ -164,6 +168,7 @@ cdch_run *cdch_run_new(const cdch_run_opts *o)
         r->o.jobs = 1;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->changed, NULL);
+    pthread_cond_init(&r->keys_made, NULL);
     return r;
 }
 
@@ -191,6 +196,7 @@ void cdch_run_free(cdch_run *r)
         free(st->start_file);
         free(st->gtid_set);
         free(st->expected_path);
+        cdch_diff_expected_free(st->keys);
         cdch_changes_free(st->expected);
         cdch_stream_index_free(&st->idx);
     }
@@ -220,6 +226,8 @@ void cdch_run_free(cdch_run *r)
     free(r->bin);
     free(r->cache_root);
     free(r->mode);
+    pthread_cond_destroy(&r->keys_made);
+    pthread_cond_destroy(&r->changed);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
@@ -1385,12 +1393,37 @@ static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason
     c->p = NULL;
 }
 
+/* The alignment keys of the stream's expected rows (diff.h): made once, by
+ * the first of its cells to be judged (the others wait for them), and
+ * shared by every cell of the stream; they live as long as its expected
+ * list (run_cell). The caller's cell keeps that list alive. */
+static const cdch_diff_expected *stream_keys(cdch_run *r, stream *st, const cdch_diff_schema *schema)
+{
+    pthread_mutex_lock(&r->mu);
+    while (st->keys_making)
+        pthread_cond_wait(&r->keys_made, &r->mu);
+    cdch_diff_expected *k = st->keys;
+    if (!k)
+        st->keys_making = true;
+    pthread_mutex_unlock(&r->mu);
+    if (k)
+        return k;
+    k = cdch_diff_expected_new(st->expected, schema); /* without the lock: a parse of every expected line */
+    pthread_mutex_lock(&r->mu);
+    st->keys = k;
+    st->keys_making = false;
+    pthread_cond_broadcast(&r->keys_made);
+    pthread_mutex_unlock(&r->mu);
+    return k;
+}
+
 /* The diff of what arrived against what was expected, and the verdict. */
 static void judge_cell(cellrun *c)
 {
     cdch_cell *cell = c->cell;
-    cell->diff = cdch_diff_run(c->st->expected, c->obs, c->sc->schema, &c->st->idx,
-                               cdch_manifest_representations(c->con->m, c->con->v));
+    const cdch_diff_expected *keys = stream_keys(c->r, c->st, c->sc->schema);
+    cell->diff = cdch_diff_run_prepared(c->st->expected, keys, c->obs, c->sc->schema, &c->st->idx,
+                                        cdch_manifest_representations(c->con->m, c->con->v));
     cdch_judgement j;
     cdch_verdict_judge(cell->diff, c->obs, &c->oc, &j);
     cell->verdict = j.verdict;
@@ -1498,9 +1531,14 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
     stream *st = &r->streams[stream_for(r, cell->scenario_idx, cell->mode, cell->attach)];
     pthread_mutex_lock(&r->mu);
     cdch_change_list *done = st->cells_left && --st->cells_left == 0 ? st->expected : NULL;
-    if (done)
+    cdch_diff_expected *done_keys = NULL;
+    if (done) {
+        done_keys = st->keys;
         st->expected = NULL;
+        st->keys = NULL;
+    }
     pthread_mutex_unlock(&r->mu);
+    cdch_diff_expected_free(done_keys);
     cdch_changes_free(done);
 }
 

@@ -2,16 +2,19 @@
  * comparison by column type, checkpoint checks.
  *
  * Owns: a cdch_diff_schema (column comparison kinds per table, built from a
- * scenario; the scenario is not kept) and a cdch_diff (the findings, their
- * strings in its own arena). Neither keeps the change lists: findings copy
+ * scenario; the scenario is not kept), a cdch_diff (the findings, their
+ * strings in its own arena) and a cdch_diff_expected (the expected rows'
+ * alignment keys, per row). None keeps the change lists: findings copy
  * what they show.
  *
  * Memory: the lists hold no parsed images (events.h). The diff parses each
- * expected line once for its keys (below), each observed line once for its
- * keys, and the lines it compares again, into a scratch arena reset for
- * every observed row: besides the lists, it holds a few words per row (keys,
- * lookup tables, the pairing) and the rows being compared. The expected list
- * is only read, so one may be diffed by several threads at once.
+ * expected line once for its keys (below; or takes them from a
+ * cdch_diff_expected made once for all the diffs against one list), each
+ * observed line once for its keys, and the lines it compares again, into a
+ * scratch arena reset for every observed row: besides the lists, it holds a
+ * few words per row (keys, lookup tables, the pairing) and the rows being
+ * compared. The expected list is only read, so one may be diffed by several
+ * threads at once.
  *
  * Alignment is linear in the number of events. Each row gets a key (op,
  * db, table and the normalised values of every exactly-compared column;
@@ -202,6 +205,28 @@ typedef struct cdch_diff {
  * (returns a diff; allocation failure aborts). */
 cdch_diff *cdch_diff_run(const cdch_change_list *expected, const cdch_change_list *observed,
                          const cdch_diff_schema *schema, const cdch_stream_index *idx, unsigned representations);
+
+/* ---- the expected side, prepared once for many diffs -------------------------- */
+
+/* The alignment keys of every expected row (key, identity and loose key: 24
+ * bytes a row, no text, no parsed tree). They depend only on the expected
+ * list and the schema, so the cells of one stream share them instead of each
+ * parsing every expected line again. Owns its arrays, not the list or the
+ * schema: both must outlive it unchanged (the runner frees it with its
+ * stream's expected list). Read-only once made: diffs in several threads
+ * may use one at once. */
+typedef struct cdch_diff_expected cdch_diff_expected;
+
+cdch_diff_expected *cdch_diff_expected_new(const cdch_change_list *expected, const cdch_diff_schema *schema);
+void cdch_diff_expected_free(cdch_diff_expected *x); /* accepts NULL */
+
+/* cdch_diff_run with the expected keys prepared (NULL: computed here, as
+ * cdch_diff_run does). The same diff either way. prepared must have been made
+ * from this expected list (unchanged since) and this schema: anything else is
+ * a harness bug, and aborts with a message saying so. */
+cdch_diff *cdch_diff_run_prepared(const cdch_change_list *expected, const cdch_diff_expected *prepared,
+                                  const cdch_change_list *observed, const cdch_diff_schema *schema,
+                                  const cdch_stream_index *idx, unsigned representations);
 void cdch_diff_free(cdch_diff *d); /* accepts NULL */
 
 /* Where a transaction is, into buf: "Transaction_payload at binlog.000001:1614,
