@@ -10,6 +10,7 @@ pkgs=(build-essential cmake pkg-config libzstd-dev zstd libyaml-dev check libsub
       chromium  # tests/html: report.html checked in headless Chromium (DevTools protocol)
       mariadb-client python3-venv nodejs openjdk-17-jdk-headless maven
       time  # /usr/bin/time: peak memory in tests/self_protect.sh
+      python3-yaml  # scripts/bug_record.py, tests/soak_plan.sh read manifests
       stress-ng  # CPU load beside the suite in scripts/stress.sh and bench/loaded_matrix.sh
       )
 missing=()

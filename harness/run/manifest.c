@@ -349,6 +349,9 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
             if (parse_bool(c, val, "hold_end_marker", &on) != 0)
                 return -1;
             v->hold_end_marker = on;
+        } else if (strcmp(key, "named_only") == 0) {
+            if (parse_bool(c, val, "named_only", &v->named_only) != 0)
+                return -1;
         }
     }
     if (!v->version)

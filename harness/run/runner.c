@@ -271,7 +271,8 @@ int cdch_run_add_consumer(cdch_run *r, const char *spec, cdch_err *err)
         return -1;
     if (!at || !at[1]) {
         for (size_t i = 0; i < m->nversions; i++)
-            add_consumer(r, m, &m->versions[i]);
+            if (!m->versions[i].named_only) /* run only when named FAMILY@VERSION (manifest.h) */
+                add_consumer(r, m, &m->versions[i]);
         return 0;
     }
     const cdch_manifest_version *v = cdch_manifest_find_version(m, at + 1, err);

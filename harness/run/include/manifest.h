@@ -27,7 +27,10 @@
  * whose stop after an error races their emission of later events; runner.h),
  * variant_setup (shared | own, family; default own: shared = a version
  * "V+variant" runs on the install of "V", the variant being a run-time
- * setting the adapter reads from CDCH_VERSION; setup.h).
+ * setting the adapter reads from CDCH_VERSION; setup.h), named_only (bool,
+ * version: not one of the family's "every pinned version" — `--consumer
+ * FAMILY`, a matrix's `consumers: [FAMILY]`, hence the default matrix —
+ * but run when named FAMILY@VERSION, e.g. by the soak matrix ci/soak.yaml).
  *
  * An expectation is "VERDICT [CAUSE...]": a verdict name, then the ids of
  * the known issues that explain it ("silent-skip no-type-40"). Every
@@ -91,6 +94,7 @@ typedef struct cdch_manifest_version {
     int representations;       /* -1: the family's; else CDCH_REPR_* bits */
     int start_attach;          /* -1: the family's `start`; 1 `start: attach`, 0 `start: empty` */
     int hold_end_marker;       /* -1: the family's `hold_end_marker`; else 0/1 */
+    bool named_only;           /* named_only: left out of FAMILY (every pinned version); run as FAMILY@VERSION */
 } cdch_manifest_version;
 
 typedef struct cdch_manifest {
