@@ -320,6 +320,48 @@ START_TEST(payload_go_mysql_blob)
 }
 END_TEST
 
+/* A payload whose header says more than 2 GiB uncompressed is valid MySQL
+ * (only the compressed payload is capped) but beyond what the decoder holds in
+ * memory: refused before any decompression, with a message that says why. */
+START_TEST(payload_over_decoder_bound)
+{
+    size_t zlen;
+    uint8_t *z = tu_read_file(tu_fixture("go-mysql__transaction_payload.zst"), &zlen);
+    cdch_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.h.type = CDCH_EV_TRANSACTION_PAYLOAD;
+    ev.h.server_id = 1;
+    ev.h.log_pos = 1000;
+    ev.u.payload.compression_type = CDCH_COMPRESSION_ZSTD;
+    ev.u.payload.has_uncompressed_size = true;
+    ev.u.payload.uncompressed_size = 2251828947ULL; /* dbz#1503's soak scenario */
+    ev.u.payload.payload_size = zlen;
+    ev.u.payload.payload.ptr = z;
+    ev.u.payload.payload.len = zlen;
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_err err;
+    cdch_encode_opts o = {true, false, 3, false};
+    ck_assert(cdch_encode_event(&ev, &o, true, &b, &err) == 0);
+    /* field 3 (uncompressed size), 9 bytes: 0xfe and 8 bytes little-endian (2251828947 = 0x86382ed3) */
+    static const uint8_t field[11] = {0x03, 0x09, 0xfe, 0xd3, 0x2e, 0x38, 0x86, 0, 0, 0, 0};
+    bool found = false;
+    for (size_t i = 19; i + sizeof field <= b.len && !found; i++)
+        found = memcmp(b.data + i, field, sizeof field) == 0;
+    ck_assert(found);
+    cdch_decoder *d = cdch_decoder_new();
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_event got;
+    ck_assert(cdch_decode_event(d, b.data, b.len, &a, &got, &err) != 0);
+    ck_assert_msg(strstr(err.msg, "TRANSACTION_PAYLOAD of 2251828947 bytes uncompressed: valid in MySQL, but beyond "
+                                  "the 2147483648 bytes this decoder holds in memory") != NULL,
+                  "%s", err.msg);
+    cdch_buf_free(&b);
+    cdch_arena_free(&a);
+    cdch_decoder_free(d);
+    free(z);
+}
+END_TEST
+
 /* Compression type NONE: header `02 03 fc ff 00`, no uncompressed size. */
 START_TEST(payload_none_header)
 {
@@ -493,6 +535,7 @@ static Suite *suite(void)
     tcase_add_test(units, crc32_fast_path_equals_tables);
     tcase_add_test(units, payload_header_fields);
     tcase_add_test(units, payload_go_mysql_blob);
+    tcase_add_test(units, payload_over_decoder_bound);
     tcase_add_test(units, payload_none_header);
     tcase_add_test(units, heartbeat_v2_bytes);
     tcase_add_test(units, checksum_mismatch_named);

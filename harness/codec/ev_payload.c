@@ -6,8 +6,11 @@
 
 enum { PL_END_MARK = 0, PL_PAYLOAD_SIZE = 1, PL_COMPRESSION_TYPE = 2, PL_UNCOMPRESSED_SIZE = 3 };
 
-/* Largest inner stream we are willing to materialise: a payload event is at
- * most 1 GiB and MySQL refuses to compress beyond that bound. */
+/* Largest inner stream this decoder materialises: a payload is decoded whole,
+ * in memory (twice: the decompression buffer, then its arena copy). MySQL caps
+ * only the compressed payload (1 GiB); the uncompressed size is a 64-bit field
+ * and a transaction beyond this bound is valid (binlog-format.md 9.1/9.3):
+ * such a stream is refused with a message that says so. */
 #define PL_MAX_UNCOMPRESSED ((size_t)2 * 1024 * 1024 * 1024)
 
 static bool frame_has_content_size(const uint8_t *p, size_t n)
@@ -63,8 +66,18 @@ int ev_decode_payload(const ev_dctx *x, cdch_cursor *c, cdch_payload *p, cdch_er
     cdch_buf inner = CDCH_BUF_INIT;
     if (p->compression_type == CDCH_COMPRESSION_ZSTD) {
         p->frame_has_content_size = frame_has_content_size(data, (size_t)p->payload_size);
+        if (p->has_uncompressed_size && p->uncompressed_size > PL_MAX_UNCOMPRESSED)
+            return ev_fail(x, c, err,
+                           "TRANSACTION_PAYLOAD of %llu bytes uncompressed: valid in MySQL, but beyond the %zu "
+                           "bytes this decoder holds in memory for one transaction",
+                           (unsigned long long)p->uncompressed_size, PL_MAX_UNCOMPRESSED);
         if (cdch_zstd_decompress(data, (size_t)p->payload_size, PL_MAX_UNCOMPRESSED, &inner, err) != 0) {
             cdch_buf_free(&inner);
+            if (strstr(err->msg, "decompresses to more than"))
+                return ev_fail(x, c, err,
+                               "TRANSACTION_PAYLOAD decompresses past the %zu bytes this decoder holds in memory "
+                               "for one transaction (valid in MySQL: only the compressed payload is capped)",
+                               PL_MAX_UNCOMPRESSED);
             return ev_fail(x, c, err, "TRANSACTION_PAYLOAD: %s", err->msg);
         }
     } else if (p->compression_type == CDCH_COMPRESSION_NONE) {
