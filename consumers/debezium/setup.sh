@@ -10,7 +10,7 @@ set -euo pipefail
 version=${1:?usage: setup.sh VERSION CACHE_DIR}
 cache=${2:?usage: setup.sh VERSION CACHE_DIR}
 version=${version%%+*}
-command -v mvn >/dev/null || { echo "setup.sh: mvn is needed" >&2; exit 1; }
+mvn="$(cd "$(dirname "$0")" && pwd)/java-common/mvn.sh"  # Maven 3.9.9 from Maven Central, else the machine's
 command -v java >/dev/null || { echo "setup.sh: java is needed" >&2; exit 1; }
 major=${version%%.*}
 line=2
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 rm -rf "$cache/lib"
-mvn -q -B -f "$here/pom.xml" -Ddbz.version="$version" -Ddbz.line="$line" -Dcdch.out="$cache" \
+"$mvn" -q -B -f "$here/pom.xml" -Ddbz.version="$version" -Ddbz.line="$line" -Dcdch.out="$cache" \
     package dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$cache/lib" >&2
 # one slf4j binding: 1.2-1.4 bring slf4j-log4j12 (configured by the adapter's log4j.properties)
 if ls "$cache/lib"/slf4j-log4j12-*.jar >/dev/null 2>&1; then rm -f "$cache/lib"/slf4j-simple-*.jar; fi

@@ -8,7 +8,7 @@
 set -euo pipefail
 version=${1:?usage: setup.sh VERSION CACHE_DIR}
 cache=${2:?usage: setup.sh VERSION CACHE_DIR}
-command -v mvn >/dev/null || { echo "setup.sh: mvn is needed" >&2; exit 1; }
+mvn="$(cd "$(dirname "$0")" && pwd)/java-common/mvn.sh"  # Maven 3.9.9 from Maven Central, else the machine's
 command -v java >/dev/null || { echo "setup.sh: java is needed" >&2; exit 1; }
 for b in mariadbd mariadb-install-db; do
     command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] || [ -x "/usr/bin/$b" ] ||
@@ -17,7 +17,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-mvn -q -B -f "$here/pom.xml" -Dmaxwell.version="$version" -Dcdch.out="$cache" \
+"$mvn" -q -B -f "$here/pom.xml" -Dmaxwell.version="$version" -Dcdch.out="$cache" \
     package dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$cache/lib" >&2
 cp "$cache/target/adapter.jar" "$cache/adapter.jar"
 ls "$cache/lib/maxwell-$version.jar" >/dev/null

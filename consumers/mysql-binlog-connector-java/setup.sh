@@ -10,7 +10,7 @@
 set -euo pipefail
 version=${1:?usage: setup.sh VERSION CACHE_DIR}
 cache=${2:?usage: setup.sh VERSION CACHE_DIR}
-command -v mvn >/dev/null || { echo "setup.sh: mvn is needed" >&2; exit 1; }
+mvn="$(cd "$(dirname "$0")" && pwd)/java-common/mvn.sh"  # Maven 3.9.9 from Maven Central, else the machine's
 command -v java >/dev/null || { echo "setup.sh: java is needed" >&2; exit 1; }
 lib=${version%%+*}
 IFS=. read -r major minor patch <<<"$lib"
@@ -21,7 +21,7 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-mvn -q -B -f "$here/pom.xml" -Dmbcj.group="$group" -Dmbcj.version="$lib" -Dcdch.out="$cache" \
+"$mvn" -q -B -f "$here/pom.xml" -Dmbcj.group="$group" -Dmbcj.version="$lib" -Dcdch.out="$cache" \
     package dependency:copy-dependencies -DoutputDirectory="$cache/lib" >&2
 cp "$cache/target/adapter.jar" "$cache/adapter.jar"
 ls "$cache/lib"/mysql-binlog-connector-java-"$lib".jar >/dev/null

@@ -235,9 +235,12 @@ static void setup_failure(bool timed_out, double timeout_s, int status, int sig,
 }
 
 /* Run the manifest's setup command (argv: setup..., VERSION, DIR) in the
- * family's folder, its output logged to logp; 0 when it exited 0 in time. */
-static int run_setup(const cdch_manifest *m, const char *key, const char *dir, const char *logp, double timeout_s,
-                     FILE *log_to, cdch_err *err)
+ * family's folder, its output logged to logp; 0 when it exited 0 in time.
+ * Its environment names the version's folder (CDCH_CACHE), the cache root
+ * (CDCH_CACHE_ROOT: tools shared by setups, e.g. java-common/mvn.sh's
+ * Maven) and the version (CDCH_VERSION). */
+static int run_setup(const cdch_manifest *m, const char *key, const char *root, const char *dir, const char *logp,
+                     double timeout_s, FILE *log_to, cdch_err *err)
 {
     FILE *log = fopen(logp, "we");
     if (!log)
@@ -254,10 +257,11 @@ static int run_setup(const cdch_manifest *m, const char *key, const char *dir, c
         argv[i] = m->setup[i];
     argv[m->nsetup] = (char *)key;
     argv[m->nsetup + 1] = (char *)dir;
-    char e_cache[PATH_MAX + 16], e_ver[300];
+    char e_cache[PATH_MAX + 16], e_root[PATH_MAX + 24], e_ver[300];
     snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", dir);
+    snprintf(e_root, sizeof e_root, "CDCH_CACHE_ROOT=%s", root);
     snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", key);
-    char *env[] = {e_cache, e_ver, NULL};
+    char *env[] = {e_cache, e_root, e_ver, NULL};
     fprintf(log, "# %s@%s: setup in %s:", m->family, key, m->dir);
     for (size_t i = 0; argv[i]; i++)
         fprintf(log, " %s", argv[i]);
@@ -300,8 +304,8 @@ static int run_setup(const cdch_manifest *m, const char *key, const char *dir, c
 /* Under the version's lock: nothing to do when the stamp matches the
  * adapter's fingerprint; else a fresh directory, the setup command, the
  * stamp. */
-static int install_locked(const cdch_manifest *m, const char *key, const char *dir, const char *stamp,
-                          const char *logp, double timeout_s, FILE *log_to, cdch_err *err)
+static int install_locked(const cdch_manifest *m, const char *key, const char *root, const char *dir,
+                          const char *stamp, const char *logp, double timeout_s, FILE *log_to, cdch_err *err)
 {
     char fp[64];
     fingerprint(m, key, fp, sizeof fp);
@@ -313,7 +317,7 @@ static int install_locked(const cdch_manifest *m, const char *key, const char *d
     cdch_rm_tree(dir);
     if (mkdir(dir, 0755) != 0)
         return cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
-    if (m->nsetup > 0 && run_setup(m, key, dir, logp, timeout_s, log_to, err) != 0)
+    if (m->nsetup > 0 && run_setup(m, key, root, dir, logp, timeout_s, log_to, err) != 0)
         return -1;
     return write_stamp(stamp, fp, err);
 }
@@ -326,6 +330,12 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
         snprintf(root, sizeof root, "%s", cache_root);
     else
         cdch_setup_cache_root(root, sizeof root);
+    if (root[0] != '/') { /* the setup runs in the family's folder: a relative root would point elsewhere */
+        char cwd[PATH_MAX], rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s", root);
+        if (!getcwd(cwd, sizeof cwd) || (size_t)snprintf(root, sizeof root, "%s/%s", cwd, rel) >= sizeof root)
+            return cdch_err_set(err, "cache directory %s: cannot make it an absolute path", rel);
+    }
     if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
         return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
     /* variant_setup: shared -- "2.7.4.Final+retry" runs on the install of "2.7.4.Final" */
@@ -347,7 +357,7 @@ int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, co
         return cdch_err_set(err, "cannot open lock %s: %s", lockp, strerror(errno));
     while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
     }
-    int rc = install_locked(m, key, dir, stamp, logp, timeout_s, log_to, err);
+    int rc = install_locked(m, key, root, dir, stamp, logp, timeout_s, log_to, err);
     flock(lfd, LOCK_UN);
     close(lfd);
     return rc;
