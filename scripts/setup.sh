@@ -11,6 +11,7 @@ pkgs=(build-essential cmake pkg-config libzstd-dev zstd libyaml-dev check libsub
       mariadb-client python3-venv nodejs openjdk-17-jdk-headless maven
       time  # /usr/bin/time: peak memory in tests/self_protect.sh
       python3-yaml  # scripts/bug_record.py, tests/soak_plan.sh read manifests
+      curl  # consumers/java-common/mvn.sh fetches Maven 3.9.9 from Maven Central
       stress-ng  # CPU load beside the suite in scripts/stress.sh and bench/loaded_matrix.sh
       )
 missing=()
