@@ -55,7 +55,7 @@ if [ "${CDCH_MAVEN:-}" != system ] && [ ! -x "$home/bin/mvn" ]; then
     exec 8>"$tools/.maven-fetch.lock"
     flock 8
     failed=$tools/.maven-fetch-failed
-    if [ ! -x "$home/bin/mvn" ] && ! [ -n "$(find "$failed" -newermt '-10 minutes' 2>/dev/null)" ]; then
+    if [ ! -x "$home/bin/mvn" ] && [ -z "$(find "$failed" -newermt '-10 minutes' 2>/dev/null)" ]; then
         fetch_maven && rm -f "$failed" || touch "$failed"
     fi
     flock -u 8

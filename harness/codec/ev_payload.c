@@ -72,8 +72,9 @@ int ev_decode_payload(const ev_dctx *x, cdch_cursor *c, cdch_payload *p, cdch_er
                            "bytes this decoder holds in memory for one transaction",
                            (unsigned long long)p->uncompressed_size, PL_MAX_UNCOMPRESSED);
         if (cdch_zstd_decompress(data, (size_t)p->payload_size, PL_MAX_UNCOMPRESSED, &inner, err) != 0) {
+            bool past_bound = inner.len >= PL_MAX_UNCOMPRESSED;
             cdch_buf_free(&inner);
-            if (strstr(err->msg, "decompresses to more than"))
+            if (past_bound)
                 return ev_fail(x, c, err,
                                "TRANSACTION_PAYLOAD decompresses past the %zu bytes this decoder holds in memory "
                                "for one transaction (valid in MySQL: only the compressed payload is capped)",

@@ -1641,7 +1641,7 @@ void cdch_diff_expected_free(cdch_diff_expected *x)
 typedef struct expidx {
     kmap keys, idents, loose;
     const rowkey *ek;
-    rowkey *ek_own; /* computed here (no prepared keys): freed with the tables */
+    cdch_diff_expected *own; /* made here (no prepared keys): freed with the tables */
 } expidx;
 
 static void expidx_build(expidx *x, ctx *c, const cdch_diff_expected *prep)
@@ -1650,23 +1650,14 @@ static void expidx_build(expidx *x, ctx *c, const cdch_diff_expected *prep)
     kmap_init(&x->keys, E->n);
     kmap_init(&x->idents, E->n);
     kmap_init(&x->loose, E->n);
-    const uint64_t *lk;
-    uint64_t *lk_own = NULL;
-    x->ek_own = NULL;
-    if (prep) {
-        x->ek = prep->ek;
-        lk = prep->lk;
-    } else {
-        x->ek = x->ek_own = xcalloc(E->n ? E->n : 1, sizeof *x->ek_own);
-        lk = lk_own = xcalloc(E->n ? E->n : 1, sizeof *lk_own);
-        expected_keys(E, c->schema, x->ek_own, lk_own);
-    }
+    x->own = prep ? NULL : cdch_diff_expected_new(E, c->schema);
+    const cdch_diff_expected *k = prep ? prep : x->own;
+    x->ek = k->ek;
     for (size_t i = E->n; i-- > 0;) { /* each chain in row order */
-        kmap_add(&x->keys, x->ek[i].key, i);
-        kmap_add(&x->idents, x->ek[i].ident, i);
-        kmap_add(&x->loose, lk[i], i);
+        kmap_add(&x->keys, k->ek[i].key, i);
+        kmap_add(&x->idents, k->ek[i].ident, i);
+        kmap_add(&x->loose, k->lk[i], i);
     }
-    free(lk_own);
 }
 
 static void expidx_free(expidx *x)
@@ -1674,7 +1665,7 @@ static void expidx_free(expidx *x)
     kmap_free(&x->keys);
     kmap_free(&x->idents);
     kmap_free(&x->loose);
-    free(x->ek_own);
+    cdch_diff_expected_free(x->own);
 }
 
 /* Pair observed row o with an expected row, most likely first; or record

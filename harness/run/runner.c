@@ -755,7 +755,8 @@ static void estimate_cells(cdch_run *r)
         /* a cell the manifest expects to hang ends at its timeout: started last, it would be the
          * run's tail alone (zongji 0.5.1 checksum-none: 90 s) */
         const char *ex = cdch_manifest_expect_for(con->m, con->v, c->scenario, c->mode);
-        if (ex && strncmp(ex, "hang", 4) == 0 && (ex[4] == '\0' || ex[4] == ' '))
+        cdch_verdict ev;
+        if (ex && cdch_verdict_parse(ex, &ev) == 0 && ev == CDCH_VERDICT_HANG)
             guess += r->o.timeout_s;
         r->estimate[i] = guess;
         for (size_t k = 0; cells && cells->type == CDCH_JV_ARRAY && k < cells->u.arr.n; k++) {
