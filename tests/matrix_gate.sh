@@ -3,7 +3,8 @@
 # tests/consumers/ and the reference consumer, two scenarios): the manifest gate, exclusions,
 # --quick, --list, --shard K/N + `report merge` (same report as one run), the baseline gate for a
 # connector upgrade (a known-bad version fails with exit 1 naming its cells, a known-good one
-# exits 0), --pre-flip (per consumer safe / not safe with evidence), exit 2 on a setup error.
+# exits 0), --pre-flip (per consumer safe / not safe with evidence), exit 2 on a setup error,
+# --setup-only (installs the plan's consumer versions, runs nothing).
 #
 #   tests/matrix_gate.sh CDCHARNESS SOURCE_DIR
 set -euo pipefail
@@ -144,6 +145,21 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "setup error: exit $rc, want 2"
+echo "== --setup-only: installs what the plan needs, runs no cell"
+"$bin" matrix "$mx" --setup-only --report-dir "$work/so" >"$work/so.txt" 2>"$work/so.err" \
+  || fail "--setup-only: exit $?: $(cat "$work/so.err")"
+[ "$(cut -f1 "$work/so.txt" | LC_ALL=C sort | tr '\n' ' ')" = "broken-skip@1 broken-value@1 cdcharness-ref@builtin session-die@1 upgrade-sim@1.0 " ] \
+  || fail "--setup-only: installed $(cat "$work/so.txt")"
+grep -q "^upgrade-sim@1.0	$CDCH_CACHE/upgrade-sim/1.0$" "$work/so.txt" || fail "--setup-only: no cache dir: $(cat "$work/so.txt")"
+[ ! -e "$work/so" ] || fail "--setup-only wrote a report"
+grep -q "every consumer version the plan needs is installed" "$work/so.err" || fail "--setup-only: $(cat "$work/so.err")"
+set +e
+"$bin" matrix "$work/setup.yaml" --setup-only >"$work/so2.txt" 2>"$work/so2.err"; rc=$?
+"$bin" matrix "$mx" --setup-only --list >/dev/null 2>"$work/so3.err"; rc3=$?
+set -e
+[ $rc -eq 2 ] && grep -q "^not installed: bad-setup@1: setup of bad-setup@1 failed (exit status 3)" "$work/so2.err" \
+  && [ ! -s "$work/so2.txt" ] || fail "--setup-only, a setup that fails: exit $rc: $(cat "$work/so2.err")"
+[ $rc3 -eq 2 ] && grep -q "give one" "$work/so3.err" || fail "--setup-only --list: exit $rc3"
 echo "== bad matrix files: exit 2 with FILE:LINE:COL"
 printf 'name: x\nconsumers: [cdcharness-ref]\nscenarios: [nothing-here/*.yaml]\n' >"$work/m1.yaml"
 set +e

@@ -408,6 +408,64 @@ echo "variant_setup: shared" >>"$work/cons/shared-var/manifest.yaml"
   || fail "variant_setup own (the default): a setup per version, got: $(cat "$work/own-var.setups")"
 [ -f "$CDCH_CACHE/shared-var/2/.ok" ] && [ ! -e "$CDCH_CACHE/shared-var/2+x" ] || fail "shared: one install directory"
 
+# setup_batch: true -- the versions a run needs are installed by one run of setup, given every
+# "VERSION DIR" pair (a shared variant once); when that run fails, each version is installed alone,
+# so the one bad version fails with its own error and the others are installed
+for fam in batch-ok batch-bad; do
+  mkdir -p "$work/cons/$fam"
+  cat >"$work/cons/$fam/setup.sh" <<EOF
+#!/bin/sh
+v=""
+while [ \$# -gt 0 ]; do
+  [ -d "\$2" ] && [ -z "\$(ls -A "\$2")" ] || { echo "setup.sh: \$2 is not an empty directory" >&2; exit 5; }
+  v="\$v \$1"; echo "built \$1" > "\$2/built"; shift 2
+done
+echo "\${v# }|\${CDCH_VERSION:-}" >> $work/$fam.setups
+case " \$v " in *" bad "*) echo "no such version: bad" >&2; exit 4;; esac
+echo "installed:\$v"
+EOF
+  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+family: $fam
+source: files
+setup: ["sh", "setup.sh"]
+setup_batch: true
+variant_setup: shared
+run: ["true"]
+EOF
+done
+echo 'versions: ["1", "2", "2+x", "3"]' >>"$work/cons/batch-ok/manifest.yaml"
+echo 'versions: ["1", "bad", "2"]' >>"$work/cons/batch-bad/manifest.yaml"
+"$bin" run --consumers-dir "$work/cons" --consumer batch-ok --consumer batch-bad --scenario "$scenario" \
+  --mode compressed --report-dir "$work/r7c" >/dev/null 2>"$work/r7c.err" || true
+[ "$(cat "$work/batch-ok.setups")" = "1 2 3|" ] \
+  || fail "setup_batch: one setup run for 1 2 3 (2+x on 2's install), got: $(cat "$work/batch-ok.setups")"
+for v in 1 2 3; do
+  [ -f "$CDCH_CACHE/batch-ok/$v/.ok" ] && [ "$(cat "$CDCH_CACHE/batch-ok/$v/built")" = "built $v" ] \
+    || fail "setup_batch: $v not installed in its own directory"
+done
+[ ! -e "$CDCH_CACHE/batch-ok/2+x" ] || fail "setup_batch: a shared variant got a directory"
+grep -q "^installed: 1 2 3$" "$CDCH_CACHE/batch-ok/1.setup.log" || fail "setup_batch: the run's log: $(cat "$CDCH_CACHE/batch-ok/1.setup.log")"
+head -1 "$CDCH_CACHE/batch-ok/3.setup.log" | grep -q "^# installed by the setup run logged in $CDCH_CACHE/batch-ok/1.setup.log" \
+  && grep -q "^installed: 1 2 3$" "$CDCH_CACHE/batch-ok/3.setup.log" || fail "setup_batch: 3's log is not the run's"
+grep -q "^setup batch-ok@1, 2, 3: 3 versions in one run" "$work/r7c.err" || fail "setup_batch progress line: $(cat "$work/r7c.err")"
+[ "$(tr '\n' ' ' <"$work/batch-bad.setups")" = "1 bad 2| 1|1 bad|bad 2|2 " ] \
+  || fail "setup_batch failure: the run, then each alone, got: $(cat "$work/batch-bad.setups")"
+[ -f "$CDCH_CACHE/batch-bad/1/.ok" ] && [ -f "$CDCH_CACHE/batch-bad/2/.ok" ] && [ ! -f "$CDCH_CACHE/batch-bad/bad/.ok" ] \
+  || fail "setup_batch failure: 1 and 2 installed alone, bad not"
+python3 - "$work/r7c/report.json" <<'EOF2'
+import json, sys
+cells = {c["consumer"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+bad = cells["batch-bad@bad"]
+assert bad["verdict"] == "harness-error", bad
+assert "no such version: bad" in json.dumps(bad), bad
+for k in ("batch-bad@1", "batch-bad@2", "batch-ok@1", "batch-ok@2+x", "batch-ok@3"):
+    assert cells[k]["verdict"] != "harness-error", (k, cells[k]["summary"])
+EOF2
+# installed: a second run runs no setup
+"$bin" run --consumers-dir "$work/cons" --consumer batch-ok --scenario "$scenario" \
+  --mode compressed --quiet --report-dir "$work/r7d" >/dev/null 2>&1 || true
+[ "$(wc -l <"$work/batch-ok.setups")" -eq 1 ] || fail "setup_batch: installed versions set up again"
+
 echo "== session mode: one adapter process serves many cells; expect_by_scenario precedence"
 run --consumer session-skip --consumer session-die --scenario "$scenario" --scenario "$src/scenarios/crud-basic.yaml" \
     --expect manifest -j 1 --timeout 10 --report-dir "$work/r8" >"$work/t8.txt" \

@@ -27,8 +27,8 @@ static void matrix_usage(FILE *f)
     fprintf(f,
             "usage: cdcharness matrix [MATRIX.yaml] [--quick] [-j N] [--shard K/N]\n"
             "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
-            "                         [--list] [--timeout S] [--consumers-dir DIR] [--quiet]\n"
-            "                         [--start auto|attach|empty]\n"
+            "                         [--list | --setup-only] [--timeout S] [--consumers-dir DIR]\n"
+            "                         [--quiet] [--start auto|attach|empty]\n"
             "\n"
             "Run a compatibility matrix: every consumer@version x scenario x mode the matrix\n"
             "file names (format in harness/run/matrix.h; without one, the bundled default\n"
@@ -51,6 +51,10 @@ static void matrix_usage(FILE *f)
             "  (neither)          gate on the matrix's `expect` (default: the manifests')\n"
             "  --report-dir D     where the reports go (default reports/latest)\n"
             "  --list             print the planned cells (after --quick/--shard) and exit\n"
+            "  --setup-only       install every consumer version the planned cells need\n"
+            "                     (into $CDCH_CACHE, default ~/.cache/cdcharness), run no\n"
+            "                     cell and exit: 0 when all are installed, 2 when one is not\n"
+            "                     (a CI step that warms the cache before the matrix runs)\n"
             "  --timeout S        per cell (default: the matrix's, else 60)\n"
             "  --consumers-dir D  where consumer families live (default: the matrix's\n"
             "                     consumers_dirs, else ./consumers or the source tree's)\n"
@@ -338,7 +342,7 @@ static int preflip(cdch_run *r, const char *dir, FILE *out)
 /* The command line of `matrix`, parsed. */
 typedef struct matrix_args {
     cli_cell_opts co; /* --timeout, -j, --baseline, --report-dir, --consumers-dir, --quiet */
-    bool quick, pre_flip, list;
+    bool quick, pre_flip, list, setup_only;
     unsigned shard_k, shard_n; /* 0/0: no --shard */
     const char *path;          /* the matrix file */
     char default_path[4096];   /* the bundled default matrix, when none is given */
@@ -348,12 +352,13 @@ typedef struct matrix_args {
  * the first usage error). */
 static int matrix_parse(int argc, char **argv, matrix_args *a)
 {
-    enum { O_QUICK = CLI_O_EXTRA, O_SHARD, O_PREFLIP, O_LIST };
+    enum { O_QUICK = CLI_O_EXTRA, O_SHARD, O_PREFLIP, O_LIST, O_SETUP_ONLY };
     static const struct option opts[] = {
         {"quick", no_argument, NULL, O_QUICK},
         {"shard", required_argument, NULL, O_SHARD},
         {"pre-flip", no_argument, NULL, O_PREFLIP},
         {"list", no_argument, NULL, O_LIST},
+        {"setup-only", no_argument, NULL, O_SETUP_ONLY},
         CLI_CELL_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -378,6 +383,7 @@ static int matrix_parse(int argc, char **argv, matrix_args *a)
             break;
         case O_PREFLIP: a->pre_flip = true; break;
         case O_LIST: a->list = true; break;
+        case O_SETUP_ONLY: a->setup_only = true; break;
         case 'h': matrix_usage(stdout); return CDCH_EXIT_OK;
         default:
             switch (cli_cell_opt(&a->co, c, optarg)) {
@@ -391,6 +397,10 @@ static int matrix_parse(int argc, char **argv, matrix_args *a)
     if (optind < argc - 1) {
         fprintf(stderr, "cdcharness matrix: give one matrix file at most (e.g. ci/matrix.yaml)\n\n");
         matrix_usage(stderr);
+        return MATRIX_EXIT_HARNESS;
+    }
+    if (a->list && a->setup_only) {
+        fprintf(stderr, "cdcharness matrix: --list prints the plan, --setup-only installs it; give one\n");
         return MATRIX_EXIT_HARNESS;
     }
     if (a->co.baseline && a->pre_flip) {
@@ -497,6 +507,29 @@ static void matrix_list(cdch_run *r, const matrix_args *a, size_t total, size_t 
             a->shard_n ? " in this shard" : "", excluded);
 }
 
+/* --setup-only: each version's install on stdout, failures on stderr. */
+static void matrix_installed(void *ud, const char *family, const char *version, const char *dir, const char *error)
+{
+    (void)ud;
+    if (error)
+        fprintf(stderr, "not installed: %s@%s: %s\n", family, version, error);
+    else
+        printf("%s@%s\t%s\n", family, version, dir);
+}
+
+/* --setup-only: install what the planned cells need; returns the exit status. */
+static int matrix_setup_only(cdch_run *r, const matrix_args *a)
+{
+    cli_trap_interrupts();
+    double t0 = now_s();
+    size_t failed = cdch_run_install(r, matrix_installed, NULL);
+    if (!a->co.quiet)
+        fprintf(stderr, "setup: %s in %.1f s\n", failed ? "some versions could not be installed (above)"
+                                                          : "every consumer version the plan needs is installed",
+                now_s() - t0);
+    return failed || cdch_proc_interrupted() ? MATRIX_EXIT_HARNESS : CDCH_EXIT_OK;
+}
+
 /* The reports of a finished run; returns CDCH_EXIT_OK or MATRIX_EXIT_HARNESS. */
 static int matrix_report(cdch_run *r, const matrix_args *a, const cdch_matrix *m, size_t total, size_t excluded,
                          const char *gate)
@@ -571,6 +604,10 @@ static int matrix_execute(matrix_args *a, const cdch_matrix *m, const cdch_expec
     if (a->list) {
         matrix_list(r, a, total, st.excluded);
         rc = CDCH_EXIT_OK;
+        goto out;
+    }
+    if (a->setup_only) {
+        rc = matrix_setup_only(r, a);
         goto out;
     }
     if (!a->co.quiet)

@@ -506,6 +506,9 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         } else if (strcmp(key, "hold_end_marker") == 0) {
             if (parse_bool(c, v, "hold_end_marker", &m->hold_end_marker) != 0)
                 return -1;
+        } else if (strcmp(key, "setup_batch") == 0) {
+            if (parse_bool(c, v, "setup_batch", &m->setup_batch) != 0)
+                return -1;
         } else if (strcmp(key, "variant_setup") == 0) {
             if (parse_either(c, v, "variant_setup", "shared", "own", &m->variant_setup_shared) != 0)
                 return -1;

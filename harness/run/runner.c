@@ -672,13 +672,22 @@ static void gen_streams(cdch_run *r)
     }
 }
 
-/* Install one consumer version (cached, setup.h); called without the lock. */
-static void setup_one(cdch_run *r, consumer *c)
+/* Install consumer versions (cached, setup.h): one, or with the family's
+ * setup_batch every one in group[0..n) in one setup run; called without the
+ * lock. */
+static void setup_group(cdch_run *r, consumer **group, size_t n)
 {
-    cdch_err err;
-    if (cdch_setup_ensure(c->m, c->v, r->o.cache_root, r->o.setup_timeout_s,
-                          r->o.progress ? r->o.progress : r->o.setup_progress, c->cache, sizeof c->cache, &err) != 0)
-        c->setup_error = xstrdup(err.msg);
+    cdch_setup_item *items = xcalloc(n, sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i].v = group[i]->v;
+    cdch_setup_ensure(group[0]->m, items, n, r->o.cache_root, r->o.setup_timeout_s,
+                      r->o.progress ? r->o.progress : r->o.setup_progress);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(group[i]->cache, sizeof group[i]->cache, "%s", items[i].dir);
+        if (items[i].rc != 0)
+            group[i]->setup_error = xstrdup(items[i].err.msg);
+    }
+    free(items);
 }
 
 static bool is_maven(const consumer *c) { return c->m->language && strcmp(c->m->language, "java") == 0; }
@@ -687,7 +696,8 @@ static bool is_maven(const consumer *c) { return c->m->language && strcmp(c->m->
  * while the workers run the cells of those already installed (the first cells
  * start as soon as their consumer is ready). One thread takes the Maven setups
  * first, the other the rest first (pip, npm, go build); each takes the other
- * kind when its own is done. Two Maven setups may run at once:
+ * kind when its own is done. A family with setup_batch has every version it
+ * still needs installed at once, by one setup run. Two Maven setups may run at once:
  * java-common/mvn.sh runs Maven 3.9 with per-artifact locks in the shared
  * local repository, and serializes the machine's own Maven when it falls back
  * to it (Maven 3.8's repository is not safe for two processes). */
@@ -716,15 +726,74 @@ static void *setup_thread(void *arg)
             next = other;
         if (!next)
             break;
-        next->setup = SETUP_RUNNING;
+        /* setup_batch: every version of the family this run still needs, in one setup run */
+        size_t n = 0;
+        consumer **group = xcalloc(r->nconsumers, sizeof *group);
+        for (size_t i = 0; i < r->nconsumers; i++) {
+            consumer *c = &r->consumers[i];
+            if (c == next || (next->m->setup_batch && c->m == next->m && c->used && c->setup == SETUP_PENDING)) {
+                c->setup = SETUP_RUNNING;
+                group[n++] = c;
+            }
+        }
         pthread_mutex_unlock(&r->mu);
-        setup_one(r, next);
+        setup_group(r, group, n);
         pthread_mutex_lock(&r->mu);
-        next->setup = SETUP_DONE;
+        for (size_t i = 0; i < n; i++)
+            group[i]->setup = SETUP_DONE;
+        free(group);
         pthread_cond_broadcast(&r->changed);
     }
     pthread_mutex_unlock(&r->mu);
     return NULL;
+}
+
+/* The two setup threads of a run. */
+typedef struct setup_threads {
+    pthread_t th[2];
+    setup_arg args[2];
+    size_t n;
+} setup_threads;
+
+/* Start the setup threads (or, when none can start, install everything now). */
+static void setup_start(cdch_run *r, setup_threads *st)
+{
+    st->n = 0;
+    for (size_t i = 0; i < 2; i++) {
+        st->args[i] = (setup_arg){r, i == 0};
+        if (pthread_create(&st->th[st->n], NULL, setup_thread, &st->args[i]) == 0)
+            st->n++;
+    }
+    if (!st->n)
+        setup_thread(&st->args[0]);
+}
+
+static void setup_join(setup_threads *st)
+{
+    for (size_t i = 0; i < st->n; i++)
+        pthread_join(st->th[i], NULL);
+}
+
+size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family, const char *version,
+                                                   const char *dir, const char *error),
+                        void *ud)
+{
+    cdch_run_plan(r, NULL);
+    for (size_t i = 0; i < r->ncells; i++)
+        r->consumers[r->cells[i].consumer_idx].used = true;
+    setup_threads st;
+    setup_start(r, &st);
+    setup_join(&st);
+    size_t failed = 0;
+    for (size_t i = 0; i < r->nconsumers; i++) {
+        const consumer *c = &r->consumers[i];
+        if (!c->used)
+            continue;
+        failed += c->setup_error != NULL;
+        if (report)
+            report(ud, c->m->family, c->v->version, c->cache, c->setup_error);
+    }
+    return failed;
 }
 
 /* Expected seconds of each cell: its time in the previous report of the same
@@ -1645,14 +1714,8 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
         r->streams[stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach)].cells_left++;
     }
     /* consumers install (two at a time) while the streams are generated and the first cells run */
-    pthread_t setup_th[2];
-    setup_arg sargs[2] = {{r, true}, {r, false}};
-    size_t nsetup = 0;
-    for (size_t i = 0; i < 2; i++)
-        if (pthread_create(&setup_th[nsetup], NULL, setup_thread, &sargs[i]) == 0)
-            nsetup++;
-    if (!nsetup)
-        setup_thread(&sargs[0]);
+    setup_threads st;
+    setup_start(r, &st);
     gen_streams(r);
     estimate_cells(r);
     size_t nthreads = (size_t)r->o.jobs;
@@ -1668,8 +1731,7 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     for (size_t i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
-    for (size_t i = 0; i < nsetup; i++)
-        pthread_join(setup_th[i], NULL);
+    setup_join(&st);
     flag_regressions(r);
     if (r->o.keep_streams && r->o.progress)
         fprintf(r->o.progress, "streams kept in %s/streams\n", r->tmp);

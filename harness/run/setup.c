@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "proc.h"
 #include "run_internal.h"
 #include "sys.h"
@@ -234,54 +235,75 @@ static void setup_failure(bool timed_out, double timeout_s, int status, int sig,
         snprintf(how, howsz, "exit status %d", status);
 }
 
-/* Run the manifest's setup command (argv: setup..., VERSION, DIR) in the
- * family's folder, its output logged to logp; 0 when it exited 0 in time.
- * Its environment names the version's folder (CDCH_CACHE), the cache root
- * (CDCH_CACHE_ROOT: tools shared by setups, e.g. java-common/mvn.sh's
- * Maven) and the version (CDCH_VERSION). */
-static int run_setup(const cdch_manifest *m, const char *key, const char *root, const char *dir, const char *logp,
-                     double timeout_s, FILE *log_to, cdch_err *err)
+/* Where one version lives in the cache. */
+typedef struct vpaths {
+    char key[256]; /* the install's name: the version, or V for "V+variant" with variant_setup: shared */
+    char dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
+    char fp[64]; /* the adapter's fingerprint for key */
+    int lockfd;  /* -1: not locked */
+} vpaths;
+
+/* Run the manifest's setup command (argv: setup..., then VERSION DIR for
+ * each of the n installs: n > 1 only with setup_batch) in the family's
+ * folder, its output logged to the first install's log; 0 when it exited 0
+ * in time (timeout_s for each install). Its environment names the cache
+ * root (CDCH_CACHE_ROOT: tools shared by setups, e.g. java-common/mvn.sh's
+ * Maven) and, for one install, its folder (CDCH_CACHE) and version
+ * (CDCH_VERSION). */
+static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const char *root, double timeout_s,
+                     FILE *log_to, cdch_err *err)
 {
+    const char *logp = vp[0]->logp;
     FILE *log = fopen(logp, "we");
     if (!log)
         return cdch_err_set(err, "cannot write setup log %s: %s", logp, strerror(errno));
     setvbuf(log, NULL, _IOLBF, 0);
-    if (log_to)
-        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, key, logp);
-    char **argv = calloc(m->nsetup + 3, sizeof *argv);
+    cdch_buf keys = CDCH_BUF_INIT;
+    for (size_t i = 0; i < n; i++)
+        cdch_buf_printf(&keys, "%s%s", i ? ", " : "", vp[i]->key);
+    if (log_to && n == 1)
+        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, vp[0]->key, logp);
+    else if (log_to)
+        fprintf(log_to, "setup %s@%s: %zu versions in one run (log: %s)\n", m->family, cdch_buf_cstr(&keys), n, logp);
+    char **argv = calloc(m->nsetup + 2 * n + 1, sizeof *argv);
     if (!argv) {
         fclose(log);
+        cdch_buf_free(&keys);
         return cdch_err_set(err, "out of memory");
     }
     for (size_t i = 0; i < m->nsetup; i++)
         argv[i] = m->setup[i];
-    argv[m->nsetup] = (char *)key;
-    argv[m->nsetup + 1] = (char *)dir;
+    for (size_t i = 0; i < n; i++) {
+        argv[m->nsetup + 2 * i] = vp[i]->key;
+        argv[m->nsetup + 2 * i + 1] = vp[i]->dir;
+    }
     char e_cache[PATH_MAX + 16], e_root[PATH_MAX + 24], e_ver[300];
-    snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", dir);
+    snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", vp[0]->dir);
     snprintf(e_root, sizeof e_root, "CDCH_CACHE_ROOT=%s", root);
-    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", key);
-    char *env[] = {e_cache, e_root, e_ver, NULL};
-    fprintf(log, "# %s@%s: setup in %s:", m->family, key, m->dir);
+    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", vp[0]->key);
+    char *env1[] = {e_cache, e_root, e_ver, NULL}, *envn[] = {e_root, NULL};
+    fprintf(log, "# %s@%s: setup in %s:", m->family, cdch_buf_cstr(&keys), m->dir);
+    cdch_buf_free(&keys);
     for (size_t i = 0; argv[i]; i++)
         fprintf(log, " %s", argv[i]);
     fprintf(log, "\n");
-    cdch_proc_opts po = {argv, m->dir, env, log};
+    cdch_proc_opts po = {argv, m->dir, n == 1 ? env1 : envn, log};
     cdch_err perr;
     cdch_proc *p = cdch_proc_spawn(&po, &perr);
     free(argv);
     if (!p) {
         fprintf(log, "# %s\n", perr.msg);
         fclose(log);
-        return cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, key, perr.msg, logp);
+        return cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, vp[0]->key, perr.msg, logp);
     }
     logctx lc = {log};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    double limit = timeout_s * (double)n;
     bool timed_out = false;
     while (cdch_proc_pump(p, 500, to_log, &lc)) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        if ((double)(t1.tv_sec - t0.tv_sec) > timeout_s || cdch_proc_interrupted()) {
+        if ((double)(t1.tv_sec - t0.tv_sec) > limit || cdch_proc_interrupted()) {
             timed_out = true;
             cdch_proc_stop(p, 5000, to_log, &lc);
             break;
@@ -289,76 +311,230 @@ static int run_setup(const cdch_manifest *m, const char *key, const char *root, 
     }
     int status, sig;
     cdch_proc_status(p, &status, &sig);
+    double cpu = cdch_proc_cpu_seconds(p);
     cdch_proc_free(p);
-    fprintf(log, "# setup ended: %s %d\n", sig ? "signal" : "status", sig ? sig : status);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(log, "# setup ended: %s %d after %.1f s, %.1f CPU-s\n", sig ? "signal" : "status", sig ? sig : status,
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, cpu);
     fclose(log);
     if (!timed_out && !sig && status == 0)
         return 0;
     char tail[4096], how[80];
     tail_file(logp, 15, tail, sizeof tail);
-    setup_failure(timed_out, timeout_s, status, sig, how, sizeof how);
-    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, key, how, logp,
-                        tail);
+    setup_failure(timed_out, limit, status, sig, how, sizeof how);
+    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, vp[0]->key, how,
+                        logp, tail);
 }
 
-/* Under the version's lock: nothing to do when the stamp matches the
- * adapter's fingerprint; else a fresh directory, the setup command, the
- * stamp. */
-static int install_locked(const cdch_manifest *m, const char *key, const char *root, const char *dir,
-                          const char *stamp, const char *logp, double timeout_s, FILE *log_to, cdch_err *err)
+/* A fresh, empty directory for an install. */
+static int fresh_dir(const char *dir, cdch_err *err)
 {
-    char fp[64];
-    fingerprint(m, key, fp, sizeof fp);
-    if (stamp_matches(stamp, fp))
-        return 0; /* installed, and the adapter has not changed since */
-    if (exists(stamp) && log_to)
-        fprintf(log_to, "setup %s@%s: the adapter in %s changed since it was installed; installing again\n",
-                m->family, key, m->dir);
     cdch_rm_tree(dir);
     if (mkdir(dir, 0755) != 0)
         return cdch_err_set(err, "cannot create %s: %s", dir, strerror(errno));
-    if (m->nsetup > 0 && run_setup(m, key, root, dir, logp, timeout_s, log_to, err) != 0)
-        return -1;
-    return write_stamp(stamp, fp, err);
+    return 0;
 }
 
-int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, const char *cache_root,
-                      double timeout_s, FILE *log_to, char *out, size_t outsz, cdch_err *err)
+/* Under the version's lock, not installed: a fresh directory, the setup
+ * command, the stamp. */
+static int install_one(const cdch_manifest *m, vpaths *vp, const char *root, double timeout_s, FILE *log_to,
+                       cdch_err *err)
 {
-    char root[PATH_MAX];
+    if (fresh_dir(vp->dir, err) != 0)
+        return -1;
+    if (m->nsetup > 0 && run_setup(m, &vp, 1, root, timeout_s, log_to, err) != 0)
+        return -1;
+    return write_stamp(vp->stamp, vp->fp, err);
+}
+
+/* Copy the batch's log into another install's log, under a line naming it. */
+static void copy_log(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "we") : NULL;
+    if (out) {
+        fprintf(out, "# installed by the setup run logged in %s (copied here):\n", from);
+        char buf[65536];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, k, out);
+        fclose(out);
+    }
+    if (in)
+        fclose(in);
+}
+
+/* Installs not stamped yet (need[0..n)), all locked: one setup run for all of
+ * them; on failure each is installed alone, for an error of its own (and so
+ * that one broken version does not keep the others out). */
+static void install_batch(const cdch_manifest *m, vpaths **need, size_t n, const char *root, double timeout_s,
+                          FILE *log_to, cdch_err *errs)
+{
+    cdch_err berr;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = fresh_dir(need[i]->dir, &berr) == 0;
+    ok = ok && run_setup(m, need, n, root, timeout_s, log_to, &berr) == 0;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = write_stamp(need[i]->stamp, need[i]->fp, &berr) == 0;
+    if (ok) {
+        for (size_t i = 1; i < n; i++)
+            copy_log(need[0]->logp, need[i]->logp);
+        return;
+    }
+    char *nl = strchr(berr.msg, '\n');
+    if (nl)
+        *nl = '\0';
+    if (log_to)
+        fprintf(log_to, "setup %s: the run for %zu versions failed; installing each alone (%s)\n", m->family, n,
+                berr.msg);
+    for (size_t i = 0; i < n; i++)
+        if (install_one(m, need[i], root, timeout_s, log_to, &errs[i]) == 0)
+            cdch_err_clear(&errs[i]);
+}
+
+/* The cache root as an absolute path. */
+static int abs_root(const char *cache_root, char *root, size_t rootsz, cdch_err *err)
+{
     if (cache_root)
-        snprintf(root, sizeof root, "%s", cache_root);
+        snprintf(root, rootsz, "%s", cache_root);
     else
-        cdch_setup_cache_root(root, sizeof root);
+        cdch_setup_cache_root(root, rootsz);
     if (root[0] != '/') { /* the setup runs in the family's folder: a relative root would point elsewhere */
         char cwd[PATH_MAX], rel[PATH_MAX];
         snprintf(rel, sizeof rel, "%s", root);
-        if (!getcwd(cwd, sizeof cwd) || (size_t)snprintf(root, sizeof root, "%s/%s", cwd, rel) >= sizeof root)
+        if (!getcwd(cwd, sizeof cwd) || (size_t)snprintf(root, rootsz, "%s/%s", cwd, rel) >= rootsz)
             return cdch_err_set(err, "cache directory %s: cannot make it an absolute path", rel);
     }
+    return 0;
+}
+
+/* Paths of version v's install; its family folder in the cache created. */
+static int version_paths(const cdch_manifest *m, const cdch_manifest_version *v, const char *root, vpaths *vp,
+                         cdch_err *err)
+{
+    vp->lockfd = -1;
     if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
         return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
     /* variant_setup: shared -- "2.7.4.Final+retry" runs on the install of "2.7.4.Final" */
-    char key[256];
-    snprintf(key, sizeof key, "%s", v->version);
-    if (m->variant_setup_shared && strchr(key, '+') && strchr(key, '+') != key)
-        *strchr(key, '+') = '\0';
-    char famdir[PATH_MAX], dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
+    snprintf(vp->key, sizeof vp->key, "%s", v->version);
+    if (m->variant_setup_shared && strchr(vp->key, '+') && strchr(vp->key, '+') != vp->key)
+        *strchr(vp->key, '+') = '\0';
+    char famdir[PATH_MAX];
     snprintf(famdir, sizeof famdir, "%s/%s", root, m->family);
-    snprintf(dir, sizeof dir, "%s/%s", famdir, key);
-    snprintf(stamp, sizeof stamp, "%s/.ok", dir);
-    snprintf(lockp, sizeof lockp, "%s/%s.lock", famdir, key);
-    snprintf(logp, sizeof logp, "%s/%s.setup.log", famdir, key);
-    snprintf(out, outsz, "%s", dir);
+    snprintf(vp->dir, sizeof vp->dir, "%s/%s", famdir, vp->key);
+    snprintf(vp->stamp, sizeof vp->stamp, "%s/.ok", vp->dir);
+    snprintf(vp->lockp, sizeof vp->lockp, "%s/%s.lock", famdir, vp->key);
+    snprintf(vp->logp, sizeof vp->logp, "%s/%s.setup.log", famdir, vp->key);
     if (cdch_mkdirs(famdir, err) != 0)
-        return cdch_err_wrap(err, "cache for %s@%s", m->family, key);
-    int lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lfd < 0)
-        return cdch_err_set(err, "cannot open lock %s: %s", lockp, strerror(errno));
-    while (flock(lfd, LOCK_EX) != 0 && errno == EINTR) {
+        return cdch_err_wrap(err, "cache for %s@%s", m->family, vp->key);
+    return 0;
+}
+
+static int lock_version(vpaths *vp, cdch_err *err)
+{
+    vp->lockfd = open(vp->lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (vp->lockfd < 0)
+        return cdch_err_set(err, "cannot open lock %s: %s", vp->lockp, strerror(errno));
+    while (flock(vp->lockfd, LOCK_EX) != 0 && errno == EINTR) {
     }
-    int rc = install_locked(m, key, root, dir, stamp, logp, timeout_s, log_to, err);
-    flock(lfd, LOCK_UN);
-    close(lfd);
-    return rc;
+    return 0;
+}
+
+static void unlock_version(vpaths *vp)
+{
+    if (vp->lockfd >= 0) {
+        flock(vp->lockfd, LOCK_UN);
+        close(vp->lockfd);
+        vp->lockfd = -1;
+    }
+}
+
+static int cmp_vpaths_key(const void *a, const void *b)
+{
+    return strcmp((*(vpaths *const *)a)->key, (*(vpaths *const *)b)->key);
+}
+
+void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n, const char *cache_root,
+                       double timeout_s, FILE *log_to)
+{
+    char root[PATH_MAX];
+    cdch_err rerr;
+    int rrc = abs_root(cache_root, root, sizeof root, &rerr);
+    vpaths *vp = calloc(n ? n : 1, sizeof *vp);
+    vpaths **uniq = calloc(n ? n : 1, sizeof *uniq), **need = calloc(n ? n : 1, sizeof *need);
+    cdch_err *errs = calloc(n ? n : 1, sizeof *errs);
+    size_t *of = calloc(n ? n : 1, sizeof *of); /* item i's install: uniq[of[i]] */
+    if (!vp || !uniq || !need || !errs || !of) {
+        for (size_t i = 0; i < n; i++)
+            items[i].rc = cdch_err_set(&items[i].err, "out of memory");
+        goto out;
+    }
+    /* one install per key (a shared variant and its base are one), locked in key order so that two
+     * harness processes taking overlapping sets cannot deadlock */
+    size_t nu = 0;
+    for (size_t i = 0; i < n; i++) {
+        items[i].rc = rrc ? -1 : version_paths(m, items[i].v, root, &vp[i], &items[i].err);
+        if (rrc)
+            items[i].err = rerr;
+        snprintf(items[i].dir, sizeof items[i].dir, "%s", vp[i].dir);
+        of[i] = SIZE_MAX;
+        if (items[i].rc)
+            continue;
+        for (size_t k = 0; k < nu && of[i] == SIZE_MAX; k++)
+            if (strcmp(uniq[k]->key, vp[i].key) == 0)
+                of[i] = k;
+        if (of[i] == SIZE_MAX) {
+            of[i] = nu;
+            uniq[nu++] = &vp[i];
+        }
+    }
+    vpaths **sorted = need; /* borrowed for the lock order */
+    memcpy(sorted, uniq, nu * sizeof *uniq);
+    qsort(sorted, nu, sizeof *sorted, cmp_vpaths_key);
+    for (size_t k = 0; k < nu; k++) {
+        cdch_err_clear(&errs[sorted[k] - vp]);
+        if (lock_version(sorted[k], &errs[sorted[k] - vp]) != 0)
+            continue;
+        fingerprint(m, sorted[k]->key, sorted[k]->fp, sizeof sorted[k]->fp);
+    }
+    /* what is not installed yet (or whose adapter changed since) */
+    size_t nn = 0;
+    for (size_t k = 0; k < nu; k++) {
+        vpaths *u = uniq[k];
+        if (u->lockfd >= 0 && !stamp_matches(u->stamp, u->fp)) {
+            if (exists(u->stamp) && log_to)
+                fprintf(log_to, "setup %s@%s: the adapter in %s changed since it was installed; installing again\n",
+                        m->family, u->key, m->dir);
+            need[nn++] = u;
+        }
+    }
+    if (m->setup_batch && nn > 1 && m->nsetup > 0) {
+        cdch_err *nerr = calloc(nn, sizeof *nerr);
+        if (nerr) {
+            install_batch(m, need, nn, root, timeout_s, log_to, nerr);
+            for (size_t j = 0; j < nn; j++)
+                errs[need[j] - vp] = nerr[j];
+            free(nerr);
+        }
+    } else {
+        for (size_t j = 0; j < nn; j++)
+            if (install_one(m, need[j], root, timeout_s, log_to, &errs[need[j] - vp]) == 0)
+                cdch_err_clear(&errs[need[j] - vp]);
+    }
+    for (size_t k = 0; k < nu; k++)
+        unlock_version(uniq[k]);
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].rc)
+            continue;
+        const cdch_err *e = &errs[uniq[of[i]] - vp];
+        items[i].rc = e->msg[0] ? -1 : 0;
+        if (items[i].rc)
+            items[i].err = *e;
+    }
+out:
+    free(vp);
+    free(uniq);
+    free(need);
+    free(errs);
+    free(of);
 }

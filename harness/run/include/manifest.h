@@ -27,7 +27,9 @@
  * whose stop after an error races their emission of later events; runner.h),
  * variant_setup (shared | own, family; default own: shared = a version
  * "V+variant" runs on the install of "V", the variant being a run-time
- * setting the adapter reads from CDCH_VERSION; setup.h), named_only (bool,
+ * setting the adapter reads from CDCH_VERSION; setup.h), setup_batch (bool,
+ * family: the setup command takes any number of "VERSION DIR" pairs and
+ * the harness installs the versions a run needs in one run of it; setup.h), named_only (bool,
  * version: not one of the family's "every pinned version" — `--consumer
  * FAMILY`, a matrix's `consumers: [FAMILY]`, hence the default matrix —
  * but run when named FAMILY@VERSION, e.g. by the soak matrix ci/soak.yaml).
@@ -120,6 +122,7 @@ typedef struct cdch_manifest {
     bool start_attach;         /* start: attach — every scenario attaches to an existing schema (runner.h) */
     bool hold_end_marker;      /* hold_end_marker: true — the watermark waits for the consumer (runner.h) */
     bool variant_setup_shared; /* variant_setup: shared — "V+variant" uses the install of "V" (setup.h) */
+    bool setup_batch;          /* setup_batch: true — setup installs several versions in one run (setup.h) */
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);

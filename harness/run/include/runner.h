@@ -175,6 +175,16 @@ void cdch_run_plan(cdch_run *r, size_t *total);
  * nothing can run (e.g. no temp dir), with err set. */
 int cdch_run_execute(cdch_run *r, cdch_err *err);
 
+/* Install every consumer version the planned cells need (setup.h; two
+ * setups at a time, as cdch_run_execute does) and run no cell: a CI cache
+ * warmed in a step of its own. report (may be NULL) is called for each
+ * version with its cache directory and NULL, or the setup's error. Returns
+ * how many versions could not be installed. Not with cdch_run_execute on the
+ * same run. */
+size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family, const char *version,
+                                                   const char *dir, const char *error),
+                        void *ud);
+
 size_t cdch_run_ncells(const cdch_run *r);
 cdch_cell *cdch_run_cell(cdch_run *r, size_t i);
 /* The manifest version record of a cell's consumer (for its `expect`). */

@@ -1,4 +1,4 @@
-/* setup.h — install one pinned consumer version into the cache, once.
+/* setup.h — install pinned consumer versions into the cache, once each.
  *
  * Owns: nothing persistent; it writes the cache directory
  *   $CDCH_CACHE (default ~/.cache/cdcharness)/<family>/<version>/
@@ -6,7 +6,8 @@
  * arguments VERSION CACHE_DIR appended, and CDCH_VERSION/CDCH_CACHE in its
  * environment), a `.ok` stamp in it when setup exited 0, and the log
  *   <cache root>/<family>/<version>.setup.log
- * next to it (stdout and stderr of the setup command). The stamp holds a
+ * next to it (stdout and stderr of the setup command, then its exit
+ * status, wall time and CPU). The stamp holds a
  * fingerprint of the family's folder (every file but hidden ones,
  * __pycache__, node_modules, target and manifest.yaml, whose expectations
  * change often), the setup command and the version: a version without a
@@ -14,10 +15,17 @@
  * setup script, e.g. after a git pull into a CI machine's warm cache), is
  * set up again from an empty directory. Concurrent harness runs
  * serialise on <cache root>/<family>/<version>.lock (flock).
+ *
+ * A family with `setup_batch: true` (manifest.h) installs several versions
+ * in one run of its setup command, given every "VERSION DIR" pair (one
+ * Maven JVM for all of a Java family's versions); the first version's log
+ * holds the run's output and the others' a copy. When that run fails, each
+ * version is installed alone, for an error of its own.
  */
 #ifndef CDCH_SETUP_H
 #define CDCH_SETUP_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -27,14 +35,24 @@
 /* The cache root: $CDCH_CACHE, else $HOME/.cache/cdcharness. */
 void cdch_setup_cache_root(char *out, size_t outsz);
 
-/* Make sure version v of m is installed under cache_root (NULL: the
- * default); its cache directory in out. With the family's `variant_setup:
- * shared`, a version "V+variant" is the install of "V" (one directory, one
- * lock, one setup for all of V's variants). Setup is given timeout_s seconds.
- * On failure err says which command failed, where the log is, and ends with
- * the log's last lines. log_to (NULL: none) gets one progress line. */
-int cdch_setup_ensure(const cdch_manifest *m, const cdch_manifest_version *v, const char *cache_root,
-                      double timeout_s, FILE *log_to, char *out, size_t outsz, cdch_err *err);
+/* One version to install (cdch_setup_ensure). */
+typedef struct cdch_setup_item {
+    const cdch_manifest_version *v; /* in */
+    char dir[PATH_MAX];             /* out: its cache directory */
+    int rc;                         /* out: 0 installed; -1: err says why */
+    cdch_err err;
+} cdch_setup_item;
+
+/* Make sure versions items[0..n) of m are installed under cache_root (NULL:
+ * the default), each with its cache directory in dir. With the family's
+ * `variant_setup: shared`, a version "V+variant" is the install of "V" (one
+ * directory, one lock, one setup for all of V's variants). With its
+ * `setup_batch`, the versions not installed yet are installed by one run of
+ * the setup command. Setup is given timeout_s seconds a version. On failure
+ * err says which command failed, where the log is, and ends with the log's
+ * last lines. log_to (NULL: none) gets a progress line for each setup run. */
+void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n, const char *cache_root,
+                       double timeout_s, FILE *log_to);
 
 /* Remove a directory tree (used for stale cache dirs and temp dirs). */
 int cdch_rm_tree(const char *path);
