@@ -37,7 +37,7 @@ static void matrix_usage(FILE *f)
             "state directory. Writes report.json, junit.xml, summary.md and report.html.\n"
             "\n"
             "  --quick            only the matrix's `quick` subset (for pull requests)\n"
-            "  -j N               cells in parallel (default: 5 a core, at most 64: cells mostly wait)\n"
+            "  -j N               cells in parallel (default: 10 a core, at most 64: cells mostly wait)\n"
             "  --shard K/N        run the K-th of N equal slices of the planned cells (CI\n"
             "                     machines; join with `cdcharness report merge`)\n"
             "  --baseline R       gate: fail only on cells worse than in report R (a previous\n"
@@ -363,11 +363,13 @@ static int matrix_parse(int argc, char **argv, matrix_args *a)
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
-    /* cells mostly wait on their consumers (sockets, library timers), so five cells a core: measured
-     * on 2 cores, the default matrix -j 10 558 s, -j 4 ~27 min; the quick subset -j 8 56 s, -j 4 70 s
-     * (bench/README.md) */
+    /* cells mostly wait on their consumers (sockets, library timers, quiet windows), so ten cells a
+     * core: measured 2026-12-02 on 2 cores, idle, the default matrix -j 10 474 / 482 s, -j 14 441 s,
+     * -j 20 387 s (verdicts identical; 15.7 GB of 24 still available at -j 20); the quick subset
+     * -j 10 31 s, -j 20 38 s (more session JVMs: one per worker), identical again in two runs beside
+     * stress-ng (bench/README.md "The -j default") */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long jobs = 5 * (cores < 1 ? 1 : cores);
+    long jobs = 10 * (cores < 1 ? 1 : cores);
     cli_cell_opts_init(&a->co, "matrix", jobs > 64 ? 64 : jobs);
     a->co.terse_timeout = true;
     int c;
