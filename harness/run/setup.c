@@ -235,12 +235,14 @@ static void setup_failure(bool timed_out, double timeout_s, int status, int sig,
         snprintf(how, howsz, "exit status %d", status);
 }
 
-/* Where one version lives in the cache. */
+/* Where one version lives in the cache, and how its install went. */
 typedef struct vpaths {
     char key[256]; /* the install's name: the version, or V for "V+variant" with variant_setup: shared */
     char dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
-    char fp[64]; /* the adapter's fingerprint for key */
-    int lockfd;  /* -1: not locked */
+    char fp[64];   /* the adapter's fingerprint for key */
+    int lockfd;    /* -1: not locked */
+    struct vpaths *install; /* the entry that installs this key (itself, or an earlier item's) */
+    cdch_err err;  /* msg "" while nothing failed */
 } vpaths;
 
 /* Run the manifest's setup command (argv: setup..., then VERSION DIR for
@@ -367,7 +369,7 @@ static void copy_log(const char *from, const char *to)
  * them; on failure each is installed alone, for an error of its own (and so
  * that one broken version does not keep the others out). */
 static void install_batch(const cdch_manifest *m, vpaths **need, size_t n, const char *root, double timeout_s,
-                          FILE *log_to, cdch_err *errs)
+                          FILE *log_to)
 {
     cdch_err berr;
     bool ok = true;
@@ -388,8 +390,8 @@ static void install_batch(const cdch_manifest *m, vpaths **need, size_t n, const
         fprintf(log_to, "setup %s: the run for %zu versions failed; installing each alone (%s)\n", m->family, n,
                 berr.msg);
     for (size_t i = 0; i < n; i++)
-        if (install_one(m, need[i], root, timeout_s, log_to, &errs[i]) == 0)
-            cdch_err_clear(&errs[i]);
+        if (install_one(m, need[i], root, timeout_s, log_to, &need[i]->err) == 0)
+            cdch_err_clear(&need[i]->err);
 }
 
 /* The cache root as an absolute path. */
@@ -461,42 +463,35 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
     cdch_err rerr;
     int rrc = abs_root(cache_root, root, sizeof root, &rerr);
     vpaths *vp = calloc(n ? n : 1, sizeof *vp);
-    vpaths **uniq = calloc(n ? n : 1, sizeof *uniq), **need = calloc(n ? n : 1, sizeof *need);
-    cdch_err *errs = calloc(n ? n : 1, sizeof *errs);
-    size_t *of = calloc(n ? n : 1, sizeof *of); /* item i's install: uniq[of[i]] */
-    if (!vp || !uniq || !need || !errs || !of) {
+    /* the installs (one per key: a shared variant and its base are one) in plan order, the same in key
+     * order, and those not installed yet */
+    vpaths **uniq = calloc(n ? n : 1, sizeof *uniq), **sorted = calloc(n ? n : 1, sizeof *sorted),
+           **need = calloc(n ? n : 1, sizeof *need);
+    if (!vp || !uniq || !sorted || !need) {
         for (size_t i = 0; i < n; i++)
             items[i].rc = cdch_err_set(&items[i].err, "out of memory");
         goto out;
     }
-    /* one install per key (a shared variant and its base are one), locked in key order so that two
-     * harness processes taking overlapping sets cannot deadlock */
     size_t nu = 0;
     for (size_t i = 0; i < n; i++) {
         items[i].rc = rrc ? -1 : version_paths(m, items[i].v, root, &vp[i], &items[i].err);
         if (rrc)
             items[i].err = rerr;
         snprintf(items[i].dir, sizeof items[i].dir, "%s", vp[i].dir);
-        of[i] = SIZE_MAX;
         if (items[i].rc)
             continue;
-        for (size_t k = 0; k < nu && of[i] == SIZE_MAX; k++)
+        for (size_t k = 0; k < nu && !vp[i].install; k++)
             if (strcmp(uniq[k]->key, vp[i].key) == 0)
-                of[i] = k;
-        if (of[i] == SIZE_MAX) {
-            of[i] = nu;
-            uniq[nu++] = &vp[i];
-        }
+                vp[i].install = uniq[k];
+        if (!vp[i].install)
+            vp[i].install = uniq[nu++] = &vp[i];
     }
-    vpaths **sorted = need; /* borrowed for the lock order */
+    /* locked in key order, so that two harness processes taking overlapping sets cannot deadlock */
     memcpy(sorted, uniq, nu * sizeof *uniq);
     qsort(sorted, nu, sizeof *sorted, cmp_vpaths_key);
-    for (size_t k = 0; k < nu; k++) {
-        cdch_err_clear(&errs[sorted[k] - vp]);
-        if (lock_version(sorted[k], &errs[sorted[k] - vp]) != 0)
-            continue;
-        fingerprint(m, sorted[k]->key, sorted[k]->fp, sizeof sorted[k]->fp);
-    }
+    for (size_t k = 0; k < nu; k++)
+        if (lock_version(sorted[k], &sorted[k]->err) == 0)
+            fingerprint(m, sorted[k]->key, sorted[k]->fp, sizeof sorted[k]->fp);
     /* what is not installed yet (or whose adapter changed since) */
     size_t nn = 0;
     for (size_t k = 0; k < nu; k++) {
@@ -508,25 +503,18 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
             need[nn++] = u;
         }
     }
-    if (m->setup_batch && nn > 1 && m->nsetup > 0) {
-        cdch_err *nerr = calloc(nn, sizeof *nerr);
-        if (nerr) {
-            install_batch(m, need, nn, root, timeout_s, log_to, nerr);
-            for (size_t j = 0; j < nn; j++)
-                errs[need[j] - vp] = nerr[j];
-            free(nerr);
-        }
-    } else {
+    if (m->setup_batch && nn > 1 && m->nsetup > 0)
+        install_batch(m, need, nn, root, timeout_s, log_to);
+    else
         for (size_t j = 0; j < nn; j++)
-            if (install_one(m, need[j], root, timeout_s, log_to, &errs[need[j] - vp]) == 0)
-                cdch_err_clear(&errs[need[j] - vp]);
-    }
+            if (install_one(m, need[j], root, timeout_s, log_to, &need[j]->err) == 0)
+                cdch_err_clear(&need[j]->err);
     for (size_t k = 0; k < nu; k++)
         unlock_version(uniq[k]);
     for (size_t i = 0; i < n; i++) {
         if (items[i].rc)
             continue;
-        const cdch_err *e = &errs[uniq[of[i]] - vp];
+        const cdch_err *e = &vp[i].install->err;
         items[i].rc = e->msg[0] ? -1 : 0;
         if (items[i].rc)
             items[i].err = *e;
@@ -534,7 +522,6 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
 out:
     free(vp);
     free(uniq);
+    free(sorted);
     free(need);
-    free(errs);
-    free(of);
 }
