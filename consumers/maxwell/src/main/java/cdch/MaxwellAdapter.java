@@ -253,16 +253,28 @@ public final class MaxwellAdapter {
             if (stopping)
                 return 0;
             if (failure != null) {
-                failure.printStackTrace(err);
-                if (!errorReported)
-                    Out.error("maxwell stopped: " + failure);
+                reportError(failure);
             } else {
                 Out.error("maxwell stopped by itself");
             }
             return 1;
         }
 
-        volatile boolean errorReported;
+        private boolean errorReported;   // guarded by this
+
+        /**
+         * Prints Maxwell's fatal error once, whichever thread sees it first (the watch thread or
+         * the cell thread when Maxwell's run() returns). Synchronised so that the error line is
+         * on stdout before runToEnd() returns and the cell's "ended" line follows it: the harness
+         * reads the error as the cell's outcome only when it comes before "ended".
+         */
+        synchronized void reportError(Throwable e) {
+            if (errorReported)
+                return;
+            errorReported = true;
+            e.printStackTrace(err);
+            Out.error("maxwell stopped: " + e);
+        }
 
         void startAsync() {
             // Maxwell 1.22.6 records a fatal error (e.g. a DDL parse error) in its context, then its
@@ -274,9 +286,7 @@ public final class MaxwellAdapter {
                     CellMaxwell m = maxwell;
                     Exception e = m != null ? m.error() : null;
                     if (e != null && !(e instanceof StopRequested) && !stopping) {
-                        errorReported = true;
-                        e.printStackTrace(err);
-                        Out.error("maxwell stopped: " + e);
+                        reportError(e);
                         return;
                     }
                     try {
