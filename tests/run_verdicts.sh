@@ -465,6 +465,15 @@ EOF2
 "$bin" run --consumers-dir "$work/cons" --consumer batch-ok --scenario "$scenario" \
   --mode compressed --quiet --report-dir "$work/r7d" >/dev/null 2>&1 || true
 [ "$(wc -l <"$work/batch-ok.setups")" -eq 1 ] || fail "setup_batch: installed versions set up again"
+# the adapter changed: one line names every stale version, and one setup run installs them again
+echo "# changed" >>"$work/cons/batch-ok/setup.sh"
+"$bin" run --consumers-dir "$work/cons" --consumer batch-ok --scenario "$scenario" \
+  --mode compressed --report-dir "$work/r7e" >/dev/null 2>"$work/r7e.err" || true
+[ "$(grep -c "changed since" "$work/r7e.err")" -eq 1 ] \
+  && grep -q "^setup batch-ok@1, 2, 3: the adapter in $work/cons/batch-ok changed since they were installed; installing again$" "$work/r7e.err" \
+  || fail "setup_batch, a changed adapter: $(cat "$work/r7e.err")"
+[ "$(tail -1 "$work/batch-ok.setups")" = "1 2 3|" ] && [ "$(wc -l <"$work/batch-ok.setups")" -eq 2 ] \
+  || fail "setup_batch, a changed adapter: one run again, got: $(cat "$work/batch-ok.setups")"
 
 echo "== session mode: one adapter process serves many cells; expect_by_scenario precedence"
 run --consumer session-skip --consumer session-die --scenario "$scenario" --scenario "$src/scenarios/crud-basic.yaml" \
