@@ -1,12 +1,17 @@
 /* test_proc.c — adapter processes (proc.c): stdout split into lines as it
- * arrives, whatever the reads cut it into. */
+ * arrives, whatever the reads cut it into; /proc/PID/stat read past a command
+ * name that holds ") R (" (sys.c, activity.c, proc.c's CPU seconds). */
 #include "proc.h"
 #include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "activity.h"
 #include "buf.h"
+#include "sys.h"
 
 typedef struct got {
     size_t n;
@@ -60,12 +65,61 @@ START_TEST(lines_across_reads)
 }
 END_TEST
 
+START_TEST(stat_fields)
+{
+    ck_assert_str_eq(cdch_proc_stat_fields("12 (java) S 1 12"), "S 1 12");
+    ck_assert_str_eq(cdch_proc_stat_fields("12 (a) R (b) D 1 12"), "D 1 12");
+    ck_assert_ptr_null(cdch_proc_stat_fields("12 (java"));
+    ck_assert_ptr_null(cdch_proc_stat_fields("12 (java)"));
+    char buf[8];
+    ck_assert_int_eq(cdch_read_small("/nonexistent/stat", buf, sizeof buf), -1);
+}
+END_TEST
+
+/* A sleeping process whose command name is "x) R (y": its state is read as 'S' (not busy), its
+ * CPU seconds are read from the fields after the real ')'. */
+START_TEST(stat_of_a_tricky_comm)
+{
+    char dir[] = "/tmp/cdch-test-proc-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char exe[128];
+    snprintf(exe, sizeof exe, "%s/x) R (y", dir);
+    ck_assert_int_eq(symlink("/bin/sleep", exe), 0);
+    char *argv[] = {exe, "5", NULL};
+    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)cdch_proc_pid(p));
+    const char *f = NULL;
+    for (int i = 0; i < 200; i++) { /* until the exec has given it its name, and it sleeps */
+        ck_assert_int_gt(cdch_read_small(path, line, sizeof line), 0);
+        f = cdch_proc_stat_fields(line);
+        if (strstr(line, "(x) R (y)") && f && f[0] == 'S')
+            break;
+        usleep(10000);
+    }
+    ck_assert_msg(strstr(line, "(x) R (y)") != NULL, "%s", line);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f[0], 'S');
+    ck_assert(!cdch_activity_busy(cdch_proc_pid(p)));
+    double cpu = cdch_proc_cpu_seconds(p);
+    ck_assert(cpu >= 0 && cpu < 1);
+    cdch_proc_free(p); /* kills and reaps it */
+    unlink(exe);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("proc");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, lines_across_reads);
+    tcase_add_test(tc, stat_fields);
+    tcase_add_test(tc, stat_of_a_tricky_comm);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,11 +2,13 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -76,4 +78,23 @@ double cdch_rusage_seconds(const struct rusage *ru)
 {
     return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
            (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+long cdch_read_small(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, n - 1);
+    close(fd);
+    if (r < 0)
+        return -1;
+    buf[r] = '\0';
+    return (long)r;
+}
+
+const char *cdch_proc_stat_fields(const char *line)
+{
+    const char *rp = strrchr(line, ')');
+    return rp && rp[1] == ' ' && rp[2] ? rp + 2 : NULL;
 }

@@ -2,37 +2,23 @@
 #include "activity.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 #define MAX_PROCS 256 /* processes looked at in one adapter's tree */
 
-/* Read a small /proc file into buf (NUL-terminated); its length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t n)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t r = read(fd, buf, n - 1);
-    close(fd);
-    if (r < 0)
-        return -1;
-    buf[r] = '\0';
-    return r;
-}
-
-/* The state letter of /proc/.../stat ("pid (comm) S ..."; comm may hold
- * spaces and parentheses: the last ')' ends it). */
+/* The state letter of /proc/.../stat, '?' when unreadable. */
 static char stat_state(const char *path)
 {
     char buf[512];
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (cdch_read_small(path, buf, sizeof buf) <= 0)
         return '?';
-    const char *rp = strrchr(buf, ')');
-    return rp && rp[1] == ' ' ? rp[2] : '?';
+    const char *f = cdch_proc_stat_fields(buf);
+    return f ? f[0] : '?';
 }
 
 /* Whether a thread of pid is busy; else appends pid's children to kids. */
@@ -57,7 +43,7 @@ static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
         }
         snprintf(path, sizeof path, "%s/%s/children", dir, de->d_name);
         char buf[1024];
-        if (read_small(path, buf, sizeof buf) > 0) {
+        if (cdch_read_small(path, buf, sizeof buf) > 0) {
             for (char *p = buf, *end; *nk < MAX_PROCS; p = end) {
                 long k = strtol(p, &end, 10);
                 if (end == p)

@@ -541,17 +541,11 @@ double cdch_proc_cpu_seconds(const cdch_proc *p)
     /* /proc/PID/stat: utime stime cutime cstime are fields 14-17, after "(comm)" */
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)p->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (cdch_read_small(path, buf, sizeof buf) <= 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *q = strrchr(buf, ')');
+    const char *q = cdch_proc_stat_fields(buf);
     unsigned long long v[4];
-    if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+    if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
                      &v[3]) != 4)
         return -1;
     long hz = sysconf(_SC_CLK_TCK);

@@ -1,5 +1,6 @@
 /* sys.h — the few operating-system services every module needs, in one
- * place: a monotonic clock, reading a whole file, sorting C strings.
+ * place: a monotonic clock, reading a whole file or a small /proc entry,
+ * sorting C strings.
  *
  * Owns: the buffer cdch_read_file returns (the caller frees it).
  */
@@ -28,6 +29,16 @@ double cdch_rusage_seconds(const struct rusage *ru);
  * opened or read, or is larger than max_len bytes (0 = no limit).
  * Returns the buffer or NULL. */
 char *cdch_read_file(const char *path, size_t max_len, size_t *len, cdch_err *err);
+
+/* Read at most n - 1 bytes of a small file (a /proc entry) into buf with one
+ * read(2), NUL-terminated; its length, or -1 when it cannot be opened or read.
+ * No allocation: for polling paths. */
+long cdch_read_small(const char *path, char *buf, size_t n);
+
+/* In a /proc/.../stat line ("pid (comm) S ppid ..."), the fields after the
+ * command name, from the state letter on; comm may hold spaces and
+ * parentheses, so the last ')' ends it. NULL when the line is not one. */
+const char *cdch_proc_stat_fields(const char *line);
 
 /* qsort comparator for an array of `char *` (strcmp order). */
 int cdch_cmp_strp(const void *a, const void *b);
