@@ -12,10 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 module_props() { echo "canal.version=$1"; }
 finish() {
     local v=$1 dir=$2
-    ls "$dir/lib"/canal.parse-"$v".jar "$dir/lib"/canal.parse.dbsync-"$v".jar \
-       "$dir/lib"/canal.parse.driver-"$v".jar >/dev/null
-    echo "com.alibaba.otter:canal.parse:$v" > "$dir/artifact"
-    echo "setup.sh: adapter built against com.alibaba.otter:canal.parse:$v in $dir" >&2
+    ls "$dir/lib"/canal.parse.dbsync-"$v".jar "$dir/lib"/canal.parse.driver-"$v".jar >/dev/null
+    record_artifact "$dir" com.alibaba.otter canal.parse "$v"
 }
 dep_args=(-DincludeScope=runtime)
 java_batch "$@"

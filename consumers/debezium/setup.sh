@@ -21,9 +21,7 @@ finish() {
     local v=${1%%+*} dir=$2
     # one slf4j binding: 1.2-1.4 bring slf4j-log4j12 (configured by the adapter's log4j.properties)
     if ls "$dir/lib"/slf4j-log4j12-*.jar >/dev/null 2>&1; then rm -f "$dir/lib"/slf4j-simple-*.jar; fi
-    ls "$dir/lib"/debezium-connector-mysql-"$v".jar >/dev/null
-    echo "io.debezium:debezium-connector-mysql:$v" > "$dir/artifact"
-    echo "setup.sh: adapter built against io.debezium:debezium-connector-mysql:$v in $dir" >&2
+    record_artifact "$dir" io.debezium debezium-connector-mysql "$v"
 }
 dep_args=(-DincludeScope=runtime)
 java_batch "$@"

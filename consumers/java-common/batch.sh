@@ -6,12 +6,22 @@
 #   module_props VERSION    prints the Maven properties (PROP=VALUE ...) that build VERSION: what
 #                           `mvn -f pom.xml -DPROP=VALUE...` would be given for it alone
 #   finish VERSION DIR      checks one install after the build and writes its artifact file
+#                           (record_artifact below)
 #   dep_args                extra arguments of dependency:copy-dependencies (an array, may be empty)
 # java_batch writes, for each pair, DIR/adapter.jar and DIR/lib/ (the runtime dependencies), then
 # runs finish. The build runs in a temporary reactor (java-common/reactor.py: one module per
 # version, the family's pom.xml with that version's properties), so Maven starts, loads its plugins
 # and resolves shared artifacts once for all versions. Tests are skipped (there are none; it spares
 # Maven resolving the surefire plugin's providers). Nothing is written into the family's folder.
+# record_artifact DIR GROUP ARTIFACT VERSION: the install in DIR holds lib/ARTIFACT-VERSION.jar
+# (else it fails), and DIR/artifact names GROUP:ARTIFACT:VERSION (the library the adapter runs).
+record_artifact() {
+    local dir=$1 gav="$2:$3:$4"
+    ls "$dir/lib/$3-$4.jar" >/dev/null
+    echo "$gav" > "$dir/artifact"
+    echo "setup.sh: adapter built against $gav in $dir" >&2
+}
+
 java_batch() {
     local common
     common=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

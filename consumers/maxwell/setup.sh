@@ -18,9 +18,7 @@ done
 module_props() { echo "maxwell.version=$1"; }
 finish() {
     local v=$1 dir=$2
-    ls "$dir/lib/maxwell-$v.jar" >/dev/null
-    echo "com.zendesk:maxwell:$v" > "$dir/artifact"
-    echo "setup.sh: adapter built against com.zendesk:maxwell:$v in $dir" >&2
+    record_artifact "$dir" com.zendesk maxwell "$v"
 }
 dep_args=(-DincludeScope=runtime)
 java_batch "$@"

@@ -27,9 +27,7 @@ module_props() {
 }
 finish() {
     local lib=${1%%+*} dir=$2
-    ls "$dir/lib"/mysql-binlog-connector-java-"$lib".jar >/dev/null
-    echo "$(group_of "$lib"):mysql-binlog-connector-java:$lib" > "$dir/artifact"
-    echo "setup.sh: adapter built against $(group_of "$lib"):mysql-binlog-connector-java:$lib in $dir" >&2
+    record_artifact "$dir" "$(group_of "$lib")" mysql-binlog-connector-java "$lib"
 }
 dep_args=()
 java_batch "$@"

@@ -470,8 +470,10 @@ void cdch_run_plan(cdch_run *r, size_t *total)
             memmove(r->cells, r->cells + lo, (hi - lo) * sizeof *r->cells);
             r->ncells = hi - lo;
         }
-        for (size_t i = 0; i < r->ncells; i++)
+        for (size_t i = 0; i < r->ncells; i++) {
+            r->consumers[r->cells[i].consumer_idx].used = true;
             stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach);
+        }
     }
     if (total)
         *total = r->planned_total;
@@ -779,8 +781,6 @@ size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family
                         void *ud)
 {
     cdch_run_plan(r, NULL);
-    for (size_t i = 0; i < r->ncells; i++)
-        r->consumers[r->cells[i].consumer_idx].used = true;
     setup_threads st;
     setup_start(r, &st);
     setup_join(&st);
@@ -1709,10 +1709,8 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     cdch_run_plan(r, NULL);
     r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);
-    for (size_t i = 0; i < r->ncells; i++) {
-        r->consumers[r->cells[i].consumer_idx].used = true;
+    for (size_t i = 0; i < r->ncells; i++)
         r->streams[stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach)].cells_left++;
-    }
     /* consumers install (two at a time) while the streams are generated and the first cells run */
     setup_threads st;
     setup_start(r, &st);

@@ -494,21 +494,20 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
             fingerprint(m, sorted[k]->key, sorted[k]->fp, sizeof sorted[k]->fp);
     /* what is not installed yet (or whose adapter changed since) */
     size_t nn = 0, nchanged = 0;
-    char changed[512] = "";
+    cdch_buf changed = CDCH_BUF_INIT;
     for (size_t k = 0; k < nu; k++) {
         vpaths *u = uniq[k];
         if (u->lockfd >= 0 && !stamp_matches(u->stamp, u->fp)) {
-            if (exists(u->stamp)) {
-                size_t l = strlen(changed);
-                snprintf(changed + l, sizeof changed - l, "%s%s", nchanged++ ? ", " : "", u->key);
-            }
+            if (exists(u->stamp))
+                cdch_buf_printf(&changed, "%s%s", nchanged++ ? ", " : "", u->key);
             need[nn++] = u;
         }
     }
     /* one line for all the versions of the family whose install is stale */
     if (nchanged && log_to)
         fprintf(log_to, "setup %s@%s: the adapter in %s changed since %s installed; installing again\n", m->family,
-                changed, m->dir, nchanged > 1 ? "they were" : "it was");
+                cdch_buf_cstr(&changed), m->dir, nchanged > 1 ? "they were" : "it was");
+    cdch_buf_free(&changed);
     if (m->setup_batch && nn > 1 && m->nsetup > 0)
         install_batch(m, need, nn, root, timeout_s, log_to);
     else
