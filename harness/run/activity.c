@@ -68,18 +68,25 @@ bool cdch_activity_busy(pid_t pid)
 }
 
 /* One /proc/net/tcp{,6} file: add the queues of port's connections to *sum;
- * false when the file cannot be read. */
+ * false when the file cannot be read. The file is read whole, in as few
+ * read(2)s as it takes: the kernel resumes each read by counting its way back
+ * to the last position, so while other sockets open and close a line can
+ * come twice at a read boundary. A connection is counted once all the same
+ * (an ESTABLISHED 4-tuple is unique; the first 64 of port's are remembered):
+ * the server's side by its local address, the consumer's by its remote one. */
 static bool tcp_file(const char *path, unsigned port, uint64_t *sum)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
+    cdch_err err;
+    size_t len;
+    char *text = cdch_read_file(path, 0, &len, &err);
+    if (!text)
         return false;
-    char line[512];
-    if (!fgets(line, sizeof line, f)) { /* the header */
-        fclose(f);
-        return true;
-    }
-    while (fgets(line, sizeof line, f)) {
+    enum { SEEN_MAX = 64 };
+    char seen[SEEN_MAX][2][64];
+    size_t nseen = 0;
+    char *save = NULL;
+    strtok_r(text, "\n", &save); /* the header */
+    for (char *line; (line = strtok_r(NULL, "\n", &save)) != NULL;) {
         char local[64], remote[64];
         unsigned st;
         unsigned long tx, rx;
@@ -88,12 +95,25 @@ static bool tcp_file(const char *path, unsigned port, uint64_t *sum)
         const char *lp = strrchr(local, ':'), *rp = strrchr(remote, ':');
         if (!lp || !rp)
             continue;
-        if (strtoul(lp + 1, NULL, 16) == port)
+        bool server = strtoul(lp + 1, NULL, 16) == port, client = strtoul(rp + 1, NULL, 16) == port;
+        if (!server && !client)
+            continue;
+        bool dup = false;
+        for (size_t i = 0; i < nseen && !dup; i++)
+            dup = strcmp(seen[i][0], local) == 0 && strcmp(seen[i][1], remote) == 0;
+        if (dup)
+            continue;
+        if (nseen < SEEN_MAX) {
+            memcpy(seen[nseen][0], local, sizeof local);
+            memcpy(seen[nseen][1], remote, sizeof remote);
+            nseen++;
+        }
+        if (server)
             *sum += tx; /* the server's side: sent, not yet acknowledged */
-        if (strtoul(rp + 1, NULL, 16) == port)
+        if (client)
             *sum += rx; /* the consumer's side: received, not yet read */
     }
-    fclose(f);
+    free(text);
     return true;
 }
 
