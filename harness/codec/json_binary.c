@@ -266,6 +266,7 @@ static int dec_container(jdec *d, bool is_obj, bool large, const uint8_t *p, siz
 /* depth = number of containers enclosing this value. */
 static int dec_value(jdec *d, uint8_t type, const uint8_t *p, size_t avail, unsigned depth, cdch_json **out)
 {
+    *out = NULL; /* set on every path, failure included */
     if (d->budget == 0)
         return dec_fail(d, p, "too many values for the document size (entries shared between containers? "
                         "corrupt document)");

@@ -57,7 +57,7 @@ static int kind_mismatch(cdch_err *err, const cdch_coldef *col, const cdch_value
 }
 
 /* Integer content of an INT/UINT (or, where allowed, YEAR/BIT/ENUM/SET)
- * value: returns false if v is not an integer kind. */
+ * value: returns false (with *neg false, *mag 0) if v is not an integer kind. */
 static bool value_integer(const cdch_value *v, bool *neg, uint64_t *mag)
 {
     switch (v->kind) {
@@ -73,7 +73,10 @@ static bool value_integer(const cdch_value *v, bool *neg, uint64_t *mag)
         *neg = false;
         *mag = v->u.u;
         return true;
-    default: return false;
+    default:
+        *neg = false;
+        *mag = 0;
+        return false;
     }
 }
 

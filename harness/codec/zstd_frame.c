@@ -110,10 +110,11 @@ static ZSTD_DCtx *thread_dctx(void)
 
 /* One ZSTD_decompressStream call into out, keeping what it holds from
  * `start` under max_size bytes: *r is the call's result, *made the bytes
- * it wrote; -1 with err on error. */
+ * it wrote (0 on error); -1 with err on error. */
 static int dstep(ZSTD_DCtx *dctx, ZSTD_inBuffer *in, cdch_buf *out, size_t start, size_t max_size, bool flushing,
                  size_t *r, size_t *made, cdch_err *err)
 {
+    *made = 0;
     if (out->len - start >= max_size)
         return cdch_err_set(err, "zstd payload decompresses to more than %zu bytes", max_size);
     size_t chunk = ZSTD_DStreamOutSize();

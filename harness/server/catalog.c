@@ -983,7 +983,7 @@ int srv_catalog_binlog_events(const srv_catalog *cat, const char *log_name, uint
         return -1;
     show_ctx x = {.f = f, .offset = offset, .limit = limit, .cb = cb, .cbctx = ctx};
     cdch_raw_event ev;
-    int rc;
+    int rc = 0; /* the first loop test always sets it (x.stop starts false); set here too so every path visibly does */
     bool started = false;
     while (!x.stop && (rc = cdch_reader_next(r, &ev, err)) > 0) {
         if (!started) {
