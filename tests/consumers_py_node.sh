@@ -26,6 +26,24 @@
 # uncompressed again - with the same predictions, the dead cell ending as a one-shot run does and
 # the hung one stopped within 6 s (check_session below).
 #
+# Then the user's consumers (issue 25; consumers/README.md, the families' setup.sh and adapters):
+#   * a version the manifest does not pin (python-mysql-replication 1.0.9, @vlasky/zongji 0.5.9),
+#     installed with CDCH_UNPINNED=1, as pinned ones are predicted; a version the registry does not
+#     serve (9.9.9): setup exits 3 with "setup: not served: <the registry's answer>";
+#   * a configuration (CDCH_CONFIG): python-mysql-replication with only_events naming the three
+#     row classes and GtidEvent, freeze_schema, and harness-owned keys (server_id, a host in
+#     connection_settings) that must be kept and said so in the {"kind":"config"} line; only_events
+#     [WriteRowsEvent] (the consumer then emits the inserts alone: its behaviour under that
+#     setting); @vlasky/zongji with includeEvents/excludeSchema and kept serverId/startAtEnd;
+#     settings an adapter cannot honour -> {"kind":"config-error"} and exit 2;
+#   * local builds (CDCH_LOCAL, VERSION file:/PATH): python-mysql-replication 1.0.17's sdist
+#     unpacked as it is (compressed: silent skip, as from PyPI), taught to decode
+#     TRANSACTION_PAYLOAD by tests/consumers_py_node_payload.py (compressed: every row), and the
+#     same with a fault planted in that decoder (compressed: silent skip again); @vlasky/zongji
+#     0.9.0 as the registry's tarball (its error about TRANSACTION_PAYLOAD) and as a package
+#     directory whose warning is planted away (silent skip); local-version holds the build's
+#     version and the user's tree is left as it was.
+#
 # "silent skip" = no error line and exactly the expected rows of the transactions that were not
 # compressed. The default scenario interleaves never-compressed MyISAM/MEMORY transactions
 # with compressed InnoDB ones, so a skip is told apart from a stall. Values a consumer cannot
@@ -59,7 +77,7 @@ check() {
     while [ $# -gt 0 ] && [ "$1" != -- ]; do setup_cmd+=("$1"); shift; done
     shift
     setup "$fam" "$ver" "${setup_cmd[@]}" || return
-    local exp="$gen/$mode/expected.jsonl" out="$tmp/out.$fam.$ver.$mode.jsonl" want
+    local exp="$gen/$mode/expected.jsonl" out="$tmp/out.$fam.$ver.$mode${OUT_TAG:+.$OUT_TAG}.jsonl" want
     if [ "$pred" = pass ]; then want=$(rows_all "$exp"); else want=$(rows_plain "$exp"); fi
     if ! run_adapter "$fam" "$ver" server "$mode" "$want" "$out" "$@"; then
         bad "$label [$mode]: $(cat "$out.err")"
@@ -207,5 +225,166 @@ check_session "@vlasky/zongji 0.7.1" vlasky-zongji 0.7.1 error-skip "$KNOWN_VLAS
     -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
 check_session "@vlasky/zongji 0.9.0" vlasky-zongji 0.9.0 error-skip "$KNOWN_VLASKY9" \
     -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+
+
+# ------------------------------------------------------------ the user's consumers (issue 25)
+# setup_status LABEL FAMILY WANT_STATUS WANT_LINE -- SETUP...: runs a setup into a scratch dir
+# and checks its exit status and that stderr holds WANT_LINE
+setup_status() {
+    local label=$1 fam=$2 want=$3 line=$4
+    shift 5
+    local dir="$tmp/setup-status.$RANDOM" rc=0
+    (cd "$consumers/$fam" && env CDCH_UNPINNED=1 "$@" "$dir") >"$dir.log" 2>&1 || rc=$?
+    if [ $rc -eq "$want" ] && grep -qxF -- "$line" "$dir.log"; then
+        check_ok "$label: setup exits $want with '$line'"
+    else
+        bad "$label: setup exited $rc, stderr: $(tail -2 "$dir.log" | tr '\n' ' ' | cut -c1-300)" \
+            "wanted status $want and the line $line"
+    fi
+}
+# config_has LABEL OUT PYTHON-EXPR: the {"kind":"config"} line of OUT (c: the object) makes the
+# expression true, and there is exactly one, before ready
+config_has() {
+    local label=$1 out=$2 expr=$3
+    if python3 - "$out" "$expr" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+kinds = [o.get("kind") for o in lines if "kind" in o]
+cfg = [o for o in lines if o.get("kind") == "config"]
+ok = len(cfg) == 1 and "ready" in kinds and kinds.index("config") < kinds.index("ready")
+c = cfg[0] if cfg else {}
+sys.exit(0 if ok and eval(sys.argv[2], {"json": json, "c": c, "e": c.get("effective", {}), "k": c.get("kept", {})}) else 1)
+PY
+    then check_ok "$label: the config line holds the merged settings and the kept keys"
+    else bad "$label: config line not as wanted: $expr" "$(grep -m1 '"kind":"config"' "$out" | cut -c1-400)"
+    fi
+}
+# config_refused LABEL FAMILY CONFIG MESSAGE_PART -- RUN...: a one-shot run with CONFIG exits 2
+# after one config-error line naming MESSAGE_PART (no server needed: refused before connecting)
+config_refused() {
+    local label=$1 fam=$2 conf=$3 part=$4 ver=$5
+    shift 6
+    local dir="$cache/$fam/$ver" out="$tmp/refused.$RANDOM" cmd=() a rc=0
+    for a in "$@"; do cmd+=("${a//\{cache\}/$dir}"); done
+    (cd "$consumers/$fam" && env CDCH_CONFIG="$conf" CDCH_HOST=127.0.0.1 CDCH_PORT=9 CDCH_START_FILE=binlog.000001 \
+        CDCH_START_POS=4 timeout 30 "${cmd[@]}") >"$out" 2>"$out.err" || rc=$?
+    if [ $rc -eq 2 ] && [ "$(grep -c . "$out")" -eq 1 ] && grep -q '^{"kind":"config-error","message":".*'"$part" "$out"; then
+        check_ok "$label: refused (exit 2): $(cut -c1-160 "$out")"
+    else
+        bad "$label: wanted exit 2 and one config-error line naming $part" "status $rc: $(head -c 300 "$out") $(tail -2 "$out.err")"
+    fi
+}
+tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum); }
+
+serve_auth=caching_sha2_password # python-mysql-replication and @vlasky/zongji speak it
+# -- versions the manifests do not pin, and one no registry serves
+for mode in uncompressed compressed; do
+    skip=$([ $mode = compressed ] && echo silent-skip || echo pass)
+    check "python-mysql-replication 1.0.9 (unpinned)" $py 1.0.9 $mode "$skip" "$KNOWN_PY1" \
+        -- env CDCH_UNPINNED=1 bash setup.sh -- "{cache}/venv/bin/python" adapter.py
+    check "@vlasky/zongji 0.5.9 (unpinned)" vlasky-zongji 0.5.9 $mode "$skip" "$KNOWN_ZJ_OLD" \
+        -- env CDCH_UNPINNED=1 bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+done
+setup_status "python-mysql-replication 9.9.9" $py 3 \
+    'setup: not served: "ERROR: No matching distribution found for mysql-replication==9.9.9"' -- bash setup.sh 9.9.9
+setup_status "@vlasky/zongji 9.9.9" vlasky-zongji 3 \
+    'setup: not served: "No matching version found for @vlasky/zongji@9.9.9."' -- bash ../zongji/setup.sh @vlasky/zongji 9.9.9
+
+# -- configurations (CDCH_CONFIG)
+conf=$tmp/conf
+mkdir -p "$conf"
+printf '%s\n' '{"only_events": ["WriteRowsEvent", "UpdateRowsEvent", "DeleteRowsEvent", "GtidEvent"],' \
+    ' "freeze_schema": true, "server_id": 7, "connection_settings": {"host": "192.0.2.1", "connect_timeout": 20}}' \
+    >"$conf/py-rows.json"
+echo '{"only_events": ["WriteRowsEvent", "GtidEvent"]}' >"$conf/py-inserts.json"
+echo '{"only_events": ["NoSuchEvent"]}' >"$conf/py-bad-class.json"
+echo '{"pymysql_wrapper": "x"}' >"$conf/py-wrapper.json"
+echo '{"includeEvents": ["tablemap", "writerows", "updaterows", "deleterows", "rotate"], "excludeSchema": {"nosuch": true}, "serverId": 5, "startAtEnd": true}' \
+    >"$conf/zj.json"
+echo '{"bogusOption": 1}' >"$conf/zj-bad.json"
+for mode in uncompressed compressed; do
+    skip=$([ $mode = compressed ] && echo silent-skip || echo pass)
+    OUT_TAG=rows check "python-mysql-replication 1.0.17 + config only_events (rows, GTID)" $py 1.0.17 $mode "$skip" "$KNOWN_PY1" \
+        -- bash setup.sh -- env CDCH_CONFIG="$conf/py-rows.json" "{cache}/venv/bin/python" adapter.py
+    config_has "python-mysql-replication 1.0.17 + config [$mode]" "$tmp/out.$py.1.0.17.$mode.rows.jsonl" \
+        'e["only_events"] == json.dumps(["WriteRowsEvent","UpdateRowsEvent","DeleteRowsEvent","GtidEvent"], separators=(",",":")) and e["freeze_schema"] == "true" and e["connection_settings.connect_timeout"] == "20" and e["connection_settings.host"] == "127.0.0.1" and e["server_id"] != "7" and e["connection_settings.passwd"] == "***" and set(k) == {"server_id", "connection_settings.host"}'
+    OUT_TAG=rows check "@vlasky/zongji 0.9.0 + config includeEvents, excludeSchema" vlasky-zongji 0.9.0 $mode \
+        "$([ $mode = compressed ] && echo error-skip || echo pass)" "$KNOWN_VLASKY9" \
+        -- bash ../zongji/setup.sh @vlasky/zongji -- env CDCH_CONFIG="$conf/zj.json" node ../zongji/adapter.js @vlasky/zongji "{cache}"
+    config_has "@vlasky/zongji 0.9.0 + config [$mode]" "$tmp/out.vlasky-zongji.0.9.0.$mode.rows.jsonl" \
+        'e["excludeSchema"] == "{\"nosuch\":true}" and e["startAtEnd"] == "false" and e["serverId"] != "5" and e["connection.password"] == "***" and set(k) == {"serverId", "startAtEnd"}'
+done
+# only_events without the update/delete classes: the consumer delivers the inserts alone
+OUT_TAG=inserts run_adapter $py 1.0.17 server uncompressed 1000 "$tmp/inserts.jsonl" \
+    env CDCH_CONFIG="$conf/py-inserts.json" "{cache}/venv/bin/python" adapter.py
+if python3 - "$gen/uncompressed/expected.jsonl" "$tmp/inserts.jsonl" <<'PY'
+import json, sys
+want = [json.loads(l) for l in open(sys.argv[1]) if '"op":"insert"' in l]
+got = [json.loads(l) for l in open(sys.argv[2]) if '"op"' in l]
+sys.exit(0 if got and len(got) == len(want) and all(o["op"] == "insert" for o in got) else 1)
+PY
+then check_ok "python-mysql-replication 1.0.17 + config only_events [WriteRowsEvent]: the inserts alone ($(grep -c '"op"' "$tmp/inserts.jsonl") rows)"
+else bad "python-mysql-replication 1.0.17 + config only_events [WriteRowsEvent]: not the inserts alone" "$(grep -c '"op"' "$tmp/inserts.jsonl") rows; $(tail -2 "$tmp/inserts.jsonl.err")"
+fi
+config_refused "python-mysql-replication 1.0.17 + only_events [NoSuchEvent]" $py "$conf/py-bad-class.json" \
+    "only_events=NoSuchEvent: mysql-replication 1.0.17 has no event class NoSuchEvent" 1.0.17 -- "{cache}/venv/bin/python" adapter.py
+config_refused "python-mysql-replication 0.45.1 + pymysql_wrapper" $py "$conf/py-wrapper.json" "pymysql_wrapper=x: " 0.45.1 \
+    -- "{cache}/venv/bin/python" adapter.py
+config_refused "zongji 0.5.1 + bogusOption" zongji "$conf/zj-bad.json" "bogusOption=1: not a start() option of zongji@0.5.1" 0.5.1 \
+    -- node ../zongji/adapter.js zongji "{cache}"
+
+# -- local builds (VERSION file:/PATH, CDCH_LOCAL): the adapter runs the user's build
+local=$tmp/local
+mkdir -p "$local"
+if python3 -m pip download --disable-pip-version-check --no-deps --no-binary :all: -d "$local" \
+        "mysql-replication==1.0.17" >"$local/pip.log" 2>&1 &&
+        tar -xzf "$local/mysql_replication-1.0.17.tar.gz" -C "$local"; then
+    src=$local/mysql_replication-1.0.17
+    cp -a "$src" "$local/decoder" && cp -a "$src" "$local/fault" &&
+        python3 "$here/consumers_py_node_payload.py" "$local/decoder" >/dev/null &&
+        python3 "$here/consumers_py_node_payload.py" "$local/fault" --fault >/dev/null ||
+        bad "tests/consumers_py_node_payload.py could not patch mysql-replication 1.0.17"
+    # one install per build (the key names the patch, so a changed patch re-installs)
+    key=$(sha1sum "$here/consumers_py_node_payload.py" | cut -c1-8)
+    for b in untouched:"$src":silent-skip decoder:"$local/decoder":pass fault:"$local/fault":silent-skip; do
+        IFS=: read -r name tree pred <<<"$b"
+        before=$(tree_sum "$tree")
+        for mode in uncompressed compressed; do
+            check "python-mysql-replication file: 1.0.17 sdist, $name" $py "local-$name-$key" $mode \
+                "$([ $mode = compressed ] && echo "$pred" || echo pass)" "$KNOWN_PY1" \
+                -- bash -c 'CDCH_UNPINNED=1 CDCH_LOCAL=$0 exec bash setup.sh "file:$0" "$2"' "$tree" \
+                -- "{cache}/venv/bin/python" adapter.py
+        done
+        lv=$(cat "$cache/$py/local-$name-$key/local-version" 2>/dev/null)
+        [ "$lv" = 1.0.17 ] && [ "$(tree_sum "$tree")" = "$before" ] &&
+            check_ok "python-mysql-replication file: $name: local-version $lv, the tree left as it was" ||
+            bad "python-mysql-replication file: $name: local-version '$lv', tree unchanged: $([ "$(tree_sum "$tree")" = "$before" ] && echo yes || echo no)"
+    done
+else
+    bad "pip download mysql-replication==1.0.17 (sdist) failed" "$(tail -2 "$local/pip.log")"
+fi
+if (cd "$local" && npm pack --silent @vlasky/zongji@0.9.0 >npm-pack.log 2>&1) &&
+        mkdir -p "$local/vl" && tar -xzf "$local/vlasky-zongji-0.9.0.tgz" -C "$local/vl"; then
+    vdir=$local/vl/package
+    sed -i 's|^  _warnUnsupportedEvent(EventClass) {$|&\n    return; // planted fault: the warning about undecodable events is never emitted|' "$vdir/index.js"
+    grep -q 'planted fault' "$vdir/index.js" || bad "@vlasky/zongji 0.9.0: the fault could not be planted (_warnUnsupportedEvent)"
+    for b in tarball:"$local/vlasky-zongji-0.9.0.tgz":error-skip:"$KNOWN_VLASKY9" dir-fault:"$vdir":silent-skip:"$KNOWN_VLASKY9"; do
+        IFS=: read -r name tree pred known <<<"$b"
+        before=$(if [ -d "$tree" ]; then tree_sum "$tree"; else sha1sum <"$tree"; fi)
+        for mode in uncompressed compressed; do
+            check "@vlasky/zongji file: 0.9.0 $name" vlasky-zongji "local-$name" $mode \
+                "$([ $mode = compressed ] && echo "$pred" || echo pass)" "$known" \
+                -- bash -c 'CDCH_UNPINNED=1 CDCH_LOCAL=$0 exec bash ../zongji/setup.sh @vlasky/zongji "file:$0" "$2"' "$tree" \
+                -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+        done
+        lv=$(cat "$cache/vlasky-zongji/local-$name/local-version" 2>/dev/null)
+        after=$(if [ -d "$tree" ]; then tree_sum "$tree"; else sha1sum <"$tree"; fi)
+        [ "$lv" = 0.9.0 ] && [ "$after" = "$before" ] &&
+            check_ok "@vlasky/zongji file: $name: local-version $lv, the build left as it was" ||
+            bad "@vlasky/zongji file: $name: local-version '$lv', build unchanged: $([ "$after" = "$before" ] && echo yes || echo no)"
+    done
+else
+    bad "npm pack @vlasky/zongji@0.9.0 failed" "$(tail -2 "$local/npm-pack.log")"
+fi
 
 summary

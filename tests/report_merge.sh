@@ -171,8 +171,11 @@ for args in "report" "report merge $work/s1" "report merge --out $work/x" "repor
   set -e
   [ $rc -eq 2 ] || fail "'$args' should be a usage error (2), got $rc"
 done
-"$bin" report --help | grep -q "report merge --out DIR" || fail "report --help"
-"$bin" report merge --help | grep -q "report render DIR" || fail "report merge --help"
+# read whole first: grep -q stops at its match, and the writer's SIGPIPE would fail the pipe under pipefail
+help=$("$bin" report --help)
+grep -q "report merge --out DIR" <<<"$help" || fail "report --help"
+help=$("$bin" report merge --help)
+grep -q "report render DIR" <<<"$help" || fail "report merge --help"
 set +e
 "$bin" report render "$work/nowhere" 2>/dev/null; rc=$?
 set -e

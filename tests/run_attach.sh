@@ -101,6 +101,10 @@ if "$bin" run --consumers-dir "$work/cons" --consumer envdump --scenario "$crud"
     fail "--start later was accepted"
 fi
 grep -q -- "--start wants auto, attach or empty, not 'later'" "$work/bad.txt" || { cat "$work/bad.txt"; fail "--start later: message"; }
-"$bin" run --help | grep -q -- "--start M" || fail "run --help does not describe --start"
-"$bin" matrix --help | grep -q -- "--start M" || fail "matrix --help does not describe --start"
+# (the help read whole first: grep -q stops reading at its match, and under pipefail the writer's SIGPIPE
+# would fail the pipe)
+"$bin" run --help >"$work/help-run.txt"
+"$bin" matrix --help >"$work/help-matrix.txt"
+grep -q -- "--start M" "$work/help-run.txt" || fail "run --help does not describe --start"
+grep -q -- "--start M" "$work/help-matrix.txt" || fail "matrix --help does not describe --start"
 echo "run_attach: all checks passed"

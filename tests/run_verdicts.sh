@@ -23,7 +23,7 @@ run() { "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/
 
 scenario=$src/tests/data/run-small.yaml
 consumers=(cdcharness-ref broken-duplicate broken-reorder broken-checkpoint broken-value broken-hang
-           broken-skip broken-announce-skip broken-die odd-equivalent)
+           broken-spin broken-skip broken-announce-skip broken-die odd-equivalent)
 args=()
 for c in "${consumers[@]}"; do args+=(--consumer "$c"); done
 
@@ -44,6 +44,7 @@ want = {
     "broken-checkpoint@1":     ("pass", "bad-checkpoint", True),
     "broken-value@1":          ("mismatch", "mismatch", False),
     "broken-hang@1":           ("hang", "hang", False),
+    "broken-spin@1":           ("hang", "hang", False),
     "broken-skip@1":           ("pass", "silent-skip", True),
     "broken-announce-skip@1":  ("pass", "parse-failure", True),
     "broken-die@1":            ("pass", "parse-failure", True),
@@ -77,6 +78,13 @@ if not ck or not all(c["compressed"] for c in ck) or ":0 is outside txn" not in 
 hang = cells[("broken-hang@1", "compressed")]
 if hang["stop"] != "timeout" or hang["exit_signal"] != 9:
     bad.append("hang: stop %s, signal %s (SIGTERM is ignored: SIGKILL expected)" % (hang["stop"], hang["exit_signal"]))
+# the two clocks of a hang, in the consumer's own terms: blocked (quiet) for the timeout, or the
+# timeout's worth of its own CPU-seconds spent without output
+if "(blocked: no output, no thread running, nothing in flight)" not in hang["summary"]:
+    bad.append("hang: not said to be blocked: %s" % hang["summary"])
+spin = cells[("broken-spin@1", "compressed")]
+if "CPU-seconds of its own spent without output" not in spin["summary"] or spin["stop"] != "timeout":
+    bad.append("spin: not hung by its CPU budget: %s %s" % (spin["stop"], spin["summary"]))
 dup = cells[("broken-duplicate@1", "compressed")]["duplicates"]
 if len(dup) != 1 or dup[0]["txn"] != 6:
     bad.append("duplicate: %r" % dup)
@@ -90,7 +98,7 @@ if bad:
 print("report.json: all %d cells as expected" % len(r["cells"]))
 EOF
 [ $rc -eq 0 ] || fail "run exited $rc; every cell should meet its manifest's expect"
-python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "20", t.attrib' \
+python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "22", t.attrib' \
   "$work/r1/junit.xml" || fail "junit.xml"
 grep -q '| broken-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ compression-regression' "$work/r1/summary.md" ||
   fail "summary.md lacks the silent-skip row"
@@ -349,7 +357,7 @@ expect_by_scenario:
   run-small: {compressed: $([ "$fam" = bycause ] && echo silent-skip || echo "${c#*:}")}
 known_issues:
   - {id: planted-fault, kind: consumer-defect, compression: true, summary: "drops compressed transactions",
-     evidence: "tests/consumers/_common/broken.py skip-compressed"}
+     evidence: "tests/consumers/_common/broken.py skip-compressed", versions: "*"}
 run: ["python3", "$src/tests/consumers/_common/broken.py", "skip-compressed"]
 EOF
 done

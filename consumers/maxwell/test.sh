@@ -5,8 +5,9 @@
 # attached to the existing schema (`start: attach`): uncompressed pass, compressed silent-skip
 # (no-type-40-warn-desync). Then the same version with `--start empty` on crud-basic: Maxwell's own
 # DDL parser must stop on MySQL 8's CREATE DATABASE in both modes (MaxwellSQLSyntaxError), which is
-# what attaching avoids. Prints "N passed, N failed" by cell; exit 0 only when every cell met its
-# expectation.
+# what attaching avoids. Then the issue 25 checks at the end (unpinned 1.17.0, configuration, local
+# build). Prints "N passed, N failed" by cell and by check; exit 0 only when every cell met its
+# expectation and every check held.
 #
 #   consumers/maxwell/test.sh CDCHARNESS_BIN [SCENARIO...]
 set -u
@@ -31,4 +32,45 @@ bad = [c for c in cells if c["verdict"] != "parse-failure" or
 print("--start empty: %d cell(s), %d without Maxwell's own DDL parse failure" % (len(cells), len(bad)))
 sys.exit(1 if bad or len(cells) != 2 else 0)
 PY
+
+# What a user runs (issue 25, tests/lib/java_user.sh): the one other version Maven Central serves,
+# 1.17.0 (its bundled Connector/J 5.1.39 cannot connect to MySQL 8: connectorj-5139-no-mysql8,
+# parse-failure at start-up in both modes), a config.properties (tests/data/maxwell-config.properties:
+# output_nulls=false, which the adapter maps back from Maxwell's schema, output options, a filter;
+# the producer settings and replication_host kept), a setting it cannot honour (javascript:
+# harness-error naming it), a local build (a folder holding maxwell-1.22.6.jar) and setup.sh's
+# "not served" (exit 3) for 1.45.0.
+user_bin=$bin user_family=maxwell user_dir=$here
+. "$repo/tests/lib/java_user.sh"
+crud=$repo/scenarios/crud-basic.yaml
+
+user_run unpinned --consumer maxwell@1.17.0 --scenario "$crud" --expect manifest -j 2
+user_check unpinned "1.17.0: parse-failure in both modes, Connector/J cannot connect (connectorj-5139-no-mysql8)" \
+    'len(cells) == 2 and all(c["verdict"] == "parse-failure" and "Could not create connection" in text(c) for c in cells)
+     and cell("maxwell@1.17.0", "crud-basic", "uncompressed")["meets"]'
+
+user_run config --consumer maxwell@1.22.6 --consumer-config maxwell="$repo/tests/data/maxwell-config.properties" \
+    --scenario "$crud" --expect manifest -j 2
+user_check config "crud-basic as the manifest says (pass, compressed silent-skip) with output_nulls=false" \
+    'len(cells) == 2 and all(c["meets"] for c in cells)'
+user_check config "config line: the user's output options, the harness's producer and replication host" \
+    'all(effective(c).get("output_nulls") == "false" and effective(c).get("filter") == "exclude: mysql.*"
+         and effective(c).get("producer") == "stdout" and effective(c).get("replication_host") == "127.0.0.1"
+         and effective(c).get("replication_password") == "***"
+         and set(kept(c)) == {"producer", "kafka.bootstrap.servers", "kafka_topic", "replication_host"} for c in cells)'
+
+printf 'javascript=/etc/maxwell/filter.js\n' >"$user_work/js.properties"
+user_run config-error --consumer maxwell@1.22.6 --consumer-config maxwell="$user_work/js.properties" \
+    --scenario "$crud" --mode uncompressed
+user_check config-error "javascript is a harness-error naming it" \
+    'cells[0]["verdict"] == "harness-error" and "javascript=/etc/maxwell/filter.js" in text(cells[0])'
+
+mkdir -p "$user_work/local/lib"
+cp "${CDCH_CACHE:-$HOME/.cache/cdcharness}"/maxwell/1.22.6/lib/maxwell-1.22.6.jar "$user_work/local/lib/"
+user_run local --consumer "maxwell@file:$user_work/local" --scenario "$crud" --mode uncompressed
+user_check local "a local build (folder holding the maxwell jar) runs: pass" \
+    'len(cells) == 1 and cells[0]["verdict"] == "pass"'
+
+user_setup_rc 1.45.0 3 "setup: not served: "
+user_summary || rc=1
 exit $rc

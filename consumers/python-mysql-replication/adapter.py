@@ -2,8 +2,18 @@
 
 Runs BinLogStreamReader the way its users do: a blocking stream of row events plus GTID
 tracking, resumed from a file/position (or a GTID set), and prints each row change as a
-canonical change event (consumers/README.md). Works with the 0.x and 1.x release lines.
-With CDCH_SESSION=1 it serves many cells, a forked child per cell (session mode, at the end).
+canonical change event (consumers/README.md). Works with the 0.x and 1.x release lines (API
+differences found by feature detection: the reader's keyword arguments, the classes a
+release has). Output, configuration and the session loop (a forked child per cell) come from
+the Python foundation, ../python-common/cdch_adapter.py; this file holds what is the library's.
+
+Configuration (CDCH_CONFIG): a JSON object of BinLogStreamReader keyword arguments, event
+classes by name ({"only_events": ["WriteRowsEvent", "UpdateRowsEvent"], "freeze_schema": true}).
+The user's values win over the adapter's defaults, except the ones the harness owns (HARNESS
+below, each with its reason in the config line's "kept"); `connection_settings` /
+`ctl_connection_settings` are merged key by key (the harness keeps host, port, user and
+password). Refused (config-error, exit 2): a key this release's BinLogStreamReader does not
+take, an event class name it does not have, `pymysql_wrapper` (a class: JSON cannot give one).
 
 Value mapping (the consumer's representation -> canonical):
   int -> number (a decimal string beyond the signed 64-bit range); a zero-padded string
@@ -18,16 +28,16 @@ Value mapping (the consumer's representation -> canonical):
 Values the library cannot represent are printed as it gives them (e.g. None for zero dates,
 1900 for YEAR 0); the harness reports those as mismatches.
 """
-import base64
 import datetime
 import decimal
-import json
+import inspect
 import os
 import sys
-import time
 
-os.environ["TZ"] = "UTC"
-time.tzset()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
+import cdch_adapter as cdch  # noqa: E402
+
+cdch.utc()
 
 import pymysql  # noqa: E402
 from pymysqlreplication import BinLogStreamReader  # noqa: E402
@@ -50,60 +60,21 @@ except ImportError:  # 0.x
 
 INT_TYPES = {FIELD_TYPE.TINY, FIELD_TYPE.SHORT, FIELD_TYPE.INT24, FIELD_TYPE.LONG,
              FIELD_TYPE.LONGLONG}
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 DATETIME_TYPES = {FIELD_TYPE.DATETIME, FIELD_TYPE.DATETIME2, FIELD_TYPE.TIMESTAMP,
                   FIELD_TYPE.TIMESTAMP2}
+json_value = cdch.json_value
 
 
-def emit(obj):
-    line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
-    sys.stdout.buffer.write(line.encode("utf-8", "backslashreplace"))
-    sys.stdout.buffer.flush()
+def library_version():
+    try:
+        from importlib.metadata import version
+        return version("mysql-replication")
+    except Exception:
+        return "?"
 
 
 def fsp_of(column):
     return getattr(column, "fsp", 0) or 0
-
-
-def frac(micro, fsp):
-    if fsp <= 0:
-        return ""
-    return "." + ("%06d" % micro)[:fsp]
-
-
-def fmt_decimal(d):
-    return format(d, "f")  # never exponent notation
-
-
-def fmt_timedelta(td, fsp):
-    total_us = td.days * 86400 * 10**6 + td.seconds * 10**6 + td.microseconds
-    sign = "-" if total_us < 0 else ""
-    total_us = abs(total_us)
-    secs, micro = divmod(total_us, 10**6)
-    h, rem = divmod(secs, 3600)
-    m, s = divmod(rem, 60)
-    return "%s%02d:%02d:%02d%s" % (sign, h, m, s, frac(micro, fsp))
-
-
-def json_value(v):
-    if isinstance(v, bytes):
-        try:
-            return v.decode("utf-8")
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(v).decode("ascii")}
-    if isinstance(v, dict):
-        return {json_key(k): json_value(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [json_value(x) for x in v]
-    if isinstance(v, decimal.Decimal):
-        return float(v) if v != v.to_integral_value() else int(v)
-    if isinstance(v, (datetime.datetime, datetime.date, datetime.time, datetime.timedelta)):
-        return str(v)
-    return v
-
-
-def json_key(k):
-    return k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k)
 
 
 def canon(column, v):
@@ -119,19 +90,18 @@ def canon(column, v):
     if t in INT_TYPES and isinstance(v, str) and v.lstrip("-").isdigit():
         v = int(v)  # 0.x: ZEROFILL integers come back as zero-padded strings
     if isinstance(v, int):
-        return v if INT64_MIN <= v <= INT64_MAX else str(v)  # canonical: string beyond int64
+        return cdch.int_value(v)  # canonical: string beyond int64
     if isinstance(v, float):
         return v
     if isinstance(v, decimal.Decimal):
-        return fmt_decimal(v)
+        return cdch.fmt_decimal(v)
     if isinstance(v, datetime.datetime):
         fsp = fsp_of(column) if t in DATETIME_TYPES else (6 if v.microsecond else 0)
-        return "%04d-%02d-%02d %02d:%02d:%02d%s" % (v.year, v.month, v.day, v.hour, v.minute,
-                                                    v.second, frac(v.microsecond, fsp))
+        return cdch.fmt_datetime(v, fsp)
     if isinstance(v, datetime.date):
-        return "%04d-%02d-%02d" % (v.year, v.month, v.day)
+        return cdch.fmt_date(v)
     if isinstance(v, datetime.timedelta):
-        return fmt_timedelta(v, fsp_of(column))
+        return cdch.fmt_timedelta(v, fsp_of(column))
     if t == FIELD_TYPE.SET or isinstance(v, (set, frozenset)):
         labels = list(getattr(column, "set_values", None) or [])
         items = list(v)
@@ -139,9 +109,9 @@ def canon(column, v):
             items.sort(key=lambda x: labels.index(x) if x in labels else len(labels))
         return [json_value(x) for x in items]
     if t == FIELD_TYPE.GEOMETRY and isinstance(v, (bytes, bytearray)) and len(v) >= 4:
-        return {"srid": int.from_bytes(v[:4], "little"), "wkb": bytes(v[4:]).hex()}
+        return cdch.geometry_value(v)
     if isinstance(v, (bytes, bytearray)):
-        return {"base64": base64.b64encode(bytes(v)).decode("ascii")}
+        return cdch.base64_value(v)
     if isinstance(v, str):
         if v == "" and getattr(column, "character_set_name", None) == "binary":
             # 1.x "decodes" binary columns with the codec name "binary": Python returns ""
@@ -269,16 +239,94 @@ def first_binlog(settings):
         conn.close()
 
 
-def main():
+# ---- configuration ---------------------------------------------------------------------------
+# BinLogStreamReader's keyword arguments the harness owns, and why (the config line's "kept").
+START = "the harness sets where each cell starts (CDCH_START_FILE/CDCH_START_POS or CDCH_GTID_SET)"
+HARNESS = {
+    "server_id": "the harness gives each cell a replica server id unique in the run (CDCH_SERVER_ID)",
+    "log_file": START,
+    "log_pos": START,
+    "auto_position": START,
+    "resume_stream": "resume_stream=False dumps from position 4 of log_file, not from where the "
+                     "harness starts the cell (and reconnects from there); the adapter passes True",
+    "end_log_pos": "the harness ends each cell's stream (its watermark, then the stop); "
+                   "end_log_pos would end the reader before it",
+    "blocking": "the harness stops the consumer once the stream is done; a non-blocking reader "
+                "returns at the first moment the server has nothing to send, and restarting it "
+                "would be the adapter's doing, not the library's",
+}
+# connection settings (pymysql.connect arguments) the harness owns in connection_settings and
+# ctl_connection_settings: the fake primary and its replication account
+CONNECTION = {
+    "host": "the fake primary's address (CDCH_HOST)",
+    "port": "the fake primary's port (CDCH_PORT)",
+    "unix_socket": "the fake primary listens on TCP (CDCH_HOST/CDCH_PORT)",
+    "user": "the replication account (CDCH_USER)",
+    "passwd": "the replication account (CDCH_PASSWORD)",
+    "password": "the replication account (CDCH_PASSWORD)",
+}
+EVENT_LISTS = ("only_events", "ignored_events")
+
+
+def reader_params():
+    """The keyword arguments this release's BinLogStreamReader takes (feature detection)."""
+    try:
+        params = inspect.signature(BinLogStreamReader.__init__).parameters
+    except (TypeError, ValueError):
+        return None
+    return {n for n, p in params.items() if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                                       p.KEYWORD_ONLY)}
+
+
+def event_class(name, key):
+    """An event class by its name, from this release's event modules."""
+    import importlib
+    if not isinstance(name, str):
+        raise cdch.ConfigError(key, name, "event classes are given by name (strings)")
+    for mod in ("pymysqlreplication.row_event", "pymysqlreplication.event", "pymysqlreplication"):
+        try:
+            cls = getattr(importlib.import_module(mod), name.rsplit(".", 1)[-1], None)
+        except ImportError:
+            continue
+        if isinstance(cls, type):
+            return cls
+    raise cdch.ConfigError(key, name, "mysql-replication %s has no event class %s" %
+                           (library_version(), name))
+
+
+def merge_connection(key, base, given, cfg):
+    """A connection settings dict: the harness's `base`, plus the user's other pymysql.connect
+    arguments (`given`); the harness's keys stay."""
+    if not isinstance(given, dict):
+        raise cdch.ConfigError(key, given, "a JSON object of pymysql.connect arguments is expected")
+    out = dict(base)
+    for k, v in given.items():
+        if k in CONNECTION:
+            cfg.kept("%s.%s" % (key, k), CONNECTION[k])
+        else:
+            out[k] = v
+    return out
+
+
+def reader_kwargs(env, user, cfg):
+    """BinLogStreamReader's keyword arguments for one cell: the adapter's defaults, the user's
+    settings (CDCH_CONFIG) over them, the harness's own kept. Fills `cfg`."""
+    params = reader_params()
     settings = {
-        "host": os.environ.get("CDCH_HOST", "127.0.0.1"),
-        "port": int(os.environ.get("CDCH_PORT", "3306")),
-        "user": os.environ.get("CDCH_USER", "root"),
-        "passwd": os.environ.get("CDCH_PASSWORD", ""),
+        "host": env.get("CDCH_HOST", "127.0.0.1"),
+        "port": int(env.get("CDCH_PORT", "3306")),
+        "user": env.get("CDCH_USER", "root"),
+        "passwd": env.get("CDCH_PASSWORD", ""),
     }
+    for key in user:
+        if params is not None and key not in params:
+            raise cdch.ConfigError(key, user[key], "not a keyword argument of BinLogStreamReader "
+                                   "in mysql-replication %s" % library_version())
+    if "connection_settings" in user:
+        settings = merge_connection("connection_settings", settings, user["connection_settings"], cfg)
     kwargs = dict(
         connection_settings=settings,
-        server_id=int(os.environ.get("CDCH_SERVER_ID", "1001")),
+        server_id=int(env.get("CDCH_SERVER_ID", "1001")),
         # no only_events: the library's default event set, as its users get it. It yields
         # PartialUpdateRowsEvent (1.x; a subclass of UpdateRowsEvent, but only_events matches
         # classes exactly, so listing the three row classes would drop it) and drops
@@ -287,23 +335,58 @@ def main():
         resume_stream=True,
         blocking=True,
     )
-    gtid_set = os.environ.get("CDCH_GTID_SET")
-    if gtid_set:
+    gtid_set = env.get("CDCH_GTID_SET")
+    if gtid_set and (params is None or "auto_position" in params):
         kwargs["auto_position"] = gtid_set
     else:
-        # an empty GTID set cannot be passed (auto_position="" means "no GTID"):
-        # start from the first file instead, which is the same stream
-        start_file = os.environ.get("CDCH_START_FILE") or first_binlog(settings)
+        # an empty GTID set cannot be passed (auto_position="" means "no GTID"): start from
+        # the first file instead, which is the same stream (a release without auto_position
+        # starts at CDCH_START_FILE/POS, the same point as CDCH_GTID_SET)
+        start_file = env.get("CDCH_START_FILE") or first_binlog(settings)
         kwargs["log_file"] = start_file
-        kwargs["log_pos"] = int(os.environ.get("CDCH_START_POS") or 4)
+        kwargs["log_pos"] = int(env.get("CDCH_START_POS") or 4)
+    for key, value in user.items():
+        if key == "connection_settings":
+            continue
+        if key in HARNESS:
+            cfg.kept(key, HARNESS[key])
+        elif key == "ctl_connection_settings":
+            kwargs[key] = merge_connection(key, settings, value, cfg)
+        elif key == "pymysql_wrapper":
+            raise cdch.ConfigError(key, value, "a Python class: a JSON configuration cannot give one")
+        elif key in EVENT_LISTS:
+            if value is None:
+                kwargs[key] = None
+                continue
+            if not isinstance(value, list):
+                raise cdch.ConfigError(key, value, "a list of event class names is expected")
+            kwargs[key] = [event_class(n, key) for n in value]
+        elif key == "report_slave" and isinstance(value, list):
+            kwargs[key] = tuple(value)  # (host, user, password, port), as the library takes it
+        else:
+            kwargs[key] = value
+    for key, value in kwargs.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                cfg.set("%s.%s" % (key, k), v)
+        elif key in EVENT_LISTS and value is not None:
+            cfg.set(key, [c.__name__ for c in value])
+        else:
+            cfg.set(key, value)
+    return kwargs
 
+
+def main():
+    cfg = cdch.Effective(cdch.load_config())
+    kwargs = reader_kwargs(os.environ, cfg.user, cfg)
+    cfg.print()
     stream = BinLogStreamReader(**kwargs)
     ready = False
     gtid = None
     try:
         for ev in stream:
             if not ready:
-                emit({"kind": "ready"})
+                cdch.ready()
                 ready = True
             if isinstance(ev, GtidEvent):
                 gtid = ev.gtid
@@ -325,12 +408,11 @@ def main():
                 else:
                     op = "delete"
                     before, after = image(ev, row["values"], row.get("none_sources")), None
-                emit({"op": op, "db": ev.schema, "table": ev.table,
-                      "before": before, "after": after, "gtid": gtid, "pos": pos})
+                cdch.change(op, ev.schema, ev.table, before, after, gtid, pos)
     except KeyboardInterrupt:
         sys.exit(0)
     except Exception as e:  # the consumer died
-        emit({"kind": "error", "message": "%s: %s" % (type(e).__name__, e)})
+        cdch.error("%s: %s" % (type(e).__name__, e))
         import traceback
         traceback.print_exc()
         sys.exit(1)
@@ -340,170 +422,23 @@ def main():
         except Exception:
             pass
     # blocking=True never ends on its own; if it does the stream was closed under us
-    emit({"kind": "error", "message": "stream ended"})
+    cdch.error("stream ended")
     sys.exit(1)
 
 
-# ---- session mode (consumers/README.md "Session mode") ----------------------------------------
-# One launch serves many cells: this process imports the library once, then forks a child per
-# cell that runs main() above with the cell's environment, exactly as a one-shot run would (same
-# stdout lines, same exit status, SIGTERM ends it). A child starts from this process's state,
-# which never ran a cell, so nothing of a cell survives it: no client, connection, table map or
-# module-level cache. "stop" sends the child SIGTERM (SIGKILL after STOP_GRACE_S); a child that
-# ends by itself is reported as {"kind":"ended","status":N}, N its exit status (128 + signal when
-# a signal killed it).
-
-STOP_GRACE_S = 3.0
-
-
-def exit_code(code):
-    """sys.exit's argument -> the status the interpreter would exit with."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
-
-
-def cell_child(env):
-    """In the forked child: run one cell as a one-shot process would, then _exit."""
-    import signal
-    import traceback
-    code = 1
-    try:
-        fd = os.open(os.devnull, os.O_RDONLY)  # stdin as in a one-shot run
-        os.dup2(fd, 0)
-        os.close(fd)
-        signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
-        os.environ.pop("CDCH_SESSION", None)
-        os.environ.update(env)
-        main()
-        code = 0
-    except SystemExit as e:
-        code = exit_code(e.code)
-    except BaseException:  # what the interpreter prints for an uncaught exception
-        traceback.print_exc()
-        code = 1
-    finally:
-        for f in (sys.stdout, sys.stderr):
-            try:
-                f.flush()
-            except Exception:
-                pass
-        os._exit(code)
-
-
-class Child:
-    def __init__(self, cell, env):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            cell_child(env)  # never returns
-        self.pid, self.cell, self.status = pid, cell, None
-        try:  # readable when the child exits (Linux >= 5.3)
-            self.fd = os.pidfd_open(pid)
-        except (AttributeError, OSError):
-            self.fd = None
-
-    def poll(self, block=False):
-        """The exit status once the child has ended (reaped), else None."""
-        if self.status is None:
-            pid, st = os.waitpid(self.pid, 0 if block else os.WNOHANG)
-            if pid == self.pid:
-                code = os.waitstatus_to_exitcode(st)
-                self.status = code if code >= 0 else 128 - code
-                if self.fd is not None:
-                    os.close(self.fd)
-                    self.fd = None
-        return self.status
-
-    def stop(self):
-        """SIGTERM (a one-shot run's stop: os._exit(0)), SIGKILL after STOP_GRACE_S; reaped."""
-        import signal
-        if self.poll() is not None:
-            return
-        try:
-            os.kill(self.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + STOP_GRACE_S
-        while self.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if self.status is None:
-            print("adapter: cell %s did not end on SIGTERM within %.0f s, killed" %
-                  (self.cell, STOP_GRACE_S), file=sys.stderr, flush=True)
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.poll(block=True)
-
-
-def session_command(line):
-    try:
-        m = json.loads(line)
-    except ValueError:
-        m = None
-    if not isinstance(m, dict) or m.get("kind") not in ("start", "stop"):
-        print("adapter: bad session line: %s" % line, file=sys.stderr, flush=True)
-        return None, None, None
-    env = m.get("env") if isinstance(m.get("env"), dict) else {}
-    env = {str(k): str(v) for k, v in env.items() if v is not None}
-    for k in ("CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN"):  # the session's own, when the cell lacks them
-        if k not in env and os.environ.get(k) is not None:
-            env[k] = os.environ[k]
-    return m["kind"], str(m.get("cell", "")), env
-
-
-def serve_session():
-    """Start/stop lines on stdin, one cell at a time, until stdin ends (then exit 0)."""
-    import select
-    child = None
-    pending = b""
-    while True:
-        fds = [0] + ([child.fd] if child and child.fd is not None else [])
-        # without a pidfd, poll the child every 50 ms
-        timeout = 0.05 if child and child.fd is None else None
-        readable, _, _ = select.select(fds, [], [], timeout)
-        if child and child.poll() is not None:
-            emit({"kind": "ended", "cell": child.cell, "status": child.status})
-            child = None
-        if 0 not in readable:
-            continue
-        data = os.read(0, 65536)
-        if not data:
-            if child:
-                child.stop()
-            return
-        pending += data
-        while b"\n" in pending:
-            line, pending = pending.split(b"\n", 1)
-            line = line.decode("utf-8", "replace").strip()
-            if not line:
-                continue
-            kind, cell, env = session_command(line)
-            if kind == "start":
-                if child:  # a start while a cell runs: that cell is over
-                    child.stop()
-                child = Child(cell, env)
-            elif kind == "stop":
-                if child and child.cell == cell:
-                    if child.poll() is not None:  # it ended by itself just now: its outcome
-                        emit({"kind": "ended", "cell": cell, "status": child.status})
-                    else:
-                        child.stop()
-                        emit({"kind": "stopped", "cell": cell})
-                    child = None
-                else:  # not running (it ended, and said so, before the stop came)
-                    emit({"kind": "stopped", "cell": cell})
+def probe():
+    """setup.sh: can this adapter drive the installed release? Prints its version; exit 0."""
+    params = reader_params()
+    need = {"connection_settings", "server_id", "log_file", "log_pos", "resume_stream", "blocking"}
+    missing = sorted(need - params) if params is not None else []
+    if missing:
+        print("BinLogStreamReader has no %s" % ", ".join(missing))
+        sys.exit(1)
+    print(library_version())
 
 
 if __name__ == "__main__":
-    import signal
-    signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
-    if os.environ.get("CDCH_SESSION") == "1":
-        serve_session()
+    if sys.argv[1:] == ["--probe"]:
+        probe()
         sys.exit(0)
-    main()
+    cdch.run(main)

@@ -3,13 +3,23 @@
 // @powersync/mysql-zongji, @vlasky/zongji. One script for the family:
 //
 //   node adapter.js PACKAGE [CACHE_DIR]       (CACHE_DIR defaults to $CDCH_CACHE)
+//   node adapter.js PACKAGE CACHE_DIR --probe (setup.sh: can it drive the installed package?)
 //
 // Starts ZongJi as its users do (includeEvents tablemap/writerows/updaterows/deleterows/rotate,
 // startAtEnd false, filename/position from the environment, or gtidSet where the package has
 // it) and prints each row change as a canonical change event (consumers/README.md); every
 // 'error' event becomes a {"kind":"error"} line (the process exits non-zero when the error is
-// fatal, i.e. the consumer died). With CDCH_SESSION=1 one process serves many cells, a fresh
-// ZongJi instance per cell (session mode, at the end).
+// fatal, i.e. the consumer died). Output, configuration and the session loop (a fresh ZongJi
+// instance per cell) come from the Node foundation, ../node-common/cdch-adapter.js; this file
+// holds what is zongji's.
+//
+// Configuration (CDCH_CONFIG): a JSON object of start() options. The user's values win over
+// the adapter's defaults (includeEvents, excludeEvents, includeSchema, excludeSchema and any
+// other option the package reads), except the ones the harness owns (HARNESS below: server id,
+// start position, startAtEnd, nonBlock), reported with their reason in the config line's "kept".
+// An option the installed package does not read (found by reflection on its source: the
+// destructured _options/_filters parameters, `options.NAME` reads) is refused: config-error,
+// exit 2.
 //
 // Connection options: dateStrings: true (the documented node-mysql/mysql2 option that keeps
 // microseconds and zero dates; without it temporals are JS Dates at millisecond precision),
@@ -33,7 +43,9 @@ const fs = require('fs');
 const path = require('path');
 const { createRequire } = require('module');
 const { pathToFileURL } = require('url');
+const cdch = require('../node-common/cdch-adapter.js');
 
+const { Raw, T } = cdch;
 const pkg = process.argv[2];
 const cache = process.argv[3] || process.env.CDCH_CACHE;
 if (!pkg || !cache) {
@@ -41,110 +53,30 @@ if (!pkg || !cache) {
   process.exit(2);
 }
 
-// ---- output ------------------------------------------------------------------------------
-class Raw { constructor(text) { this.text = text; } }   // emitted verbatim (number tokens)
-
-function ser(v) {
-  if (v === null || v === undefined) return 'null';
-  if (v instanceof Raw) return v.text;
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : JSON.stringify(String(v));
-  if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
-  if (Buffer.isBuffer(v)) return ser({ base64: v.toString('base64') });
-  if (v instanceof Date) return JSON.stringify(fmtDate(v));
-  if (Array.isArray(v)) return '[' + v.map(ser).join(',') + ']';
-  if (typeof v === 'object') {
-    return '{' + Object.keys(v).map(k => JSON.stringify(k) + ':' + ser(v[k])).join(',') + '}';
-  }
-  return JSON.stringify(String(v));
-}
-
-function emit(obj) { process.stdout.write(ser(obj) + '\n'); }
-
 // ---- value mapping -----------------------------------------------------------------------
-const T = {
-  DECIMAL: 0, TINY: 1, SHORT: 2, LONG: 3, FLOAT: 4, DOUBLE: 5, NULL: 6, TIMESTAMP: 7,
-  LONGLONG: 8, INT24: 9, DATE: 10, TIME: 11, DATETIME: 12, YEAR: 13, NEWDATE: 14, VARCHAR: 15,
-  BIT: 16, TIMESTAMP2: 17, DATETIME2: 18, TIME2: 19, JSON: 245, NEWDECIMAL: 246, ENUM: 247,
-  SET: 248, TINY_BLOB: 249, MEDIUM_BLOB: 250, LONG_BLOB: 251, BLOB: 252, VAR_STRING: 253,
-  STRING: 254, GEOMETRY: 255,
-};
 const INT_TYPES = new Set([T.TINY, T.SHORT, T.LONG, T.LONGLONG, T.INT24, T.YEAR]);
-
-const pad = (n, w) => String(n).padStart(w, '0');
-function fmtDate(d) {
-  const ms = d.getUTCMilliseconds();
-  return pad(d.getUTCFullYear(), 4) + '-' + pad(d.getUTCMonth() + 1, 2) + '-' +
-    pad(d.getUTCDate(), 2) + ' ' + pad(d.getUTCHours(), 2) + ':' + pad(d.getUTCMinutes(), 2) +
-    ':' + pad(d.getUTCSeconds(), 2) + (ms ? '.' + pad(ms, 3) : '');
-}
-
-// A JS Number (zongji's lossy DECIMAL) as plain decimal text with `scale` fraction digits.
-function plainDecimal(x, scale) {
-  let s = String(x);
-  let neg = false;
-  if (s[0] === '-') { neg = true; s = s.slice(1); }
-  let [mant, exp] = s.split('e');
-  exp = exp ? parseInt(exp, 10) : 0;
-  let [ip, fp = ''] = mant.split('.');
-  let digits = ip + fp;
-  let point = ip.length + exp;
-  if (point <= 0) { digits = '0'.repeat(1 - point) + digits; point = 1; }
-  if (point > digits.length) digits += '0'.repeat(point - digits.length);
-  ip = digits.slice(0, point).replace(/^0+(?=\d)/, '');
-  fp = digits.slice(point);
-  if (fp.length < scale) fp += '0'.repeat(scale - fp.length);
-  const out = ip + (scale > 0 || fp.length ? '.' + fp : '');
-  return (neg ? '-' : '') + out;
-}
-
-const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n;
-// canonical integers: a JSON number within the signed 64-bit range, a decimal string beyond
-function bigIntValue(n) {
-  return n >= INT64_MIN && n <= INT64_MAX ? new Raw(n.toString()) : n.toString();
-}
-
-function intValue(v) {
-  if (typeof v === 'bigint') return bigIntValue(v);
-  if (typeof v === 'string' && /^-?\d+$/.test(v)) return bigIntValue(BigInt(v));
-  return v;
-}
-
-function bitValue(buf) {
-  let n = 0n;
-  for (const b of buf) n = (n << 8n) | BigInt(b);
-  return bigIntValue(n);
-}
-
-// JSON columns: every version gives JSON text here (zongji < @vlasky 0.7: JSON.stringify of
-// its own decoding; @vlasky >= 0.7 with jsonStrings: MySQL's text with exact 64-bit numerals),
-// printed verbatim once it parses.
-function jsonValue(v) {
-  if (typeof v === 'string') {
-    try { JSON.parse(v); return new Raw(v); } catch (e) { return v; }
-  }
-  return v;
-}
 
 function canon(column, v) {
   if (v === null || v === undefined) return null;
   const t = column ? column.type : undefined;
-  if (INT_TYPES.has(t)) return intValue(v);
+  if (INT_TYPES.has(t)) return cdch.intValue(v);
   switch (t) {
     case T.NEWDECIMAL:
     case T.DECIMAL:
-      if (typeof v === 'number') return plainDecimal(v, (column.metadata && column.metadata.decimals) || 0);
+      if (typeof v === 'number') return cdch.plainDecimal(v, (column.metadata && column.metadata.decimals) || 0);
       return String(v);
     case T.FLOAT:
     case T.DOUBLE:
       return v;
     case T.BIT:
-      return Buffer.isBuffer(v) ? bitValue(v) : intValue(v);
+      return Buffer.isBuffer(v) ? cdch.bitValue(v) : cdch.intValue(v);
     case T.SET:
       if (Array.isArray(v)) return v;
       return v === '' ? [] : String(v).split(',');
     case T.JSON:
-      return jsonValue(v);
+      // every version gives JSON text here (zongji < @vlasky 0.7: JSON.stringify of its own
+      // decoding; @vlasky >= 0.7 with jsonStrings: MySQL's text with exact 64-bit numerals)
+      return cdch.jsonValue(v);
     default:
       if (Buffer.isBuffer(v)) return { base64: v.toString('base64') };
       if (typeof v === 'bigint') return new Raw(v.toString());
@@ -165,7 +97,7 @@ function image(tableMap, row) {
   return out;
 }
 
-// ---- run -----------------------------------------------------------------------------------
+// ---- the library ---------------------------------------------------------------------------
 async function loadZongJi() {
   const req = createRequire(path.join(path.resolve(cache), 'package.json'));
   const entry = req.resolve(pkg);
@@ -179,7 +111,8 @@ async function loadZongJi() {
       if (meta.name === pkg) { version = meta.version; break; }
     } catch (e) { /* keep walking up */ }
   }
-  return { ZongJi: mod.default || mod, version };
+  const ZongJi = mod.default || mod;
+  return { ZongJi, version, startOptions: startOptions(ZongJi) };
 }
 
 function versionAtLeast(v, want) {
@@ -188,16 +121,59 @@ function versionAtLeast(v, want) {
   return true;
 }
 
-// One consumer run (a cell): a fresh ZongJi instance (its own connections, table map and
-// listeners) with the settings in `env`, kept in `cell` (from newCell()) before it is started.
-// `out.line(obj)` prints a line; `out.died(status)` is called when the consumer died (a fatal
-// 'error' event), after its error line.
-function newCell() { return { zongji: null, stopping: false, closed: false }; }
+// The start() options the installed package reads, by reflection on its source: the names
+// its _options/_filters methods destructure (zongji >= 0.5 and its forks) and every
+// `options.NAME` / `options[NAME]` read in its methods (the 0.4 line reads them where it needs
+// them). null when nothing can be found (then no option is refused).
+function startOptions(ZongJi) {
+  const names = new Set();
+  const proto = ZongJi && ZongJi.prototype;
+  const sources = [];
+  try { sources.push(Function.prototype.toString.call(ZongJi)); } catch (e) { /* not a function */ }
+  for (const k of proto ? Object.getOwnPropertyNames(proto) : []) {
+    const d = Object.getOwnPropertyDescriptor(proto, k);
+    if (!d || typeof d.value !== 'function') continue;
+    let src;
+    try { src = Function.prototype.toString.call(d.value); } catch (e) { continue; }
+    sources.push(src);
+    const m = (k === '_options' || k === '_filters') && /^[^(]*\(\s*\{([^}]*)\}/.exec(src);
+    for (const part of m ? m[1].split(',') : []) {
+      const name = part.split(/[=:]/)[0].trim();
+      if (/^\w+$/.test(name)) names.add(name);
+    }
+  }
+  for (const src of sources) {
+    for (const m of src.matchAll(/\boptions\s*(?:\.\s*(\w+)|\[\s*['"](\w+)['"]\s*\])/g)) names.add(m[1] || m[2]);
+  }
+  return names.size ? names : null;
+}
 
+// ---- configuration -------------------------------------------------------------------------
+// start() options the harness owns, and why (the config line's "kept").
+const START = 'the harness sets where each cell starts (CDCH_START_FILE/CDCH_START_POS or CDCH_GTID_SET)';
+const HARNESS = {
+  serverId: 'the harness gives each cell a replica server id unique in the run (CDCH_SERVER_ID)',
+  filename: START,
+  position: START,
+  binlogName: START,
+  binlogNextPos: START,
+  gtidSet: START,
+  startAtEnd: 'startAtEnd would skip the stream the harness serves: the cell starts where the harness says',
+  nonBlock: 'the harness stops the consumer once the stream is done; a non-blocking dump ends ' +
+    'at the first moment the server has nothing to send',
+};
+// the adapter's default event filter (a user's includeEvents/excludeEvents replaces it)
+const INCLUDE_EVENTS = ['tablemap', 'writerows', 'updaterows', 'deleterows', 'rotate'];
+
+// ---- one cell ------------------------------------------------------------------------------
+// A fresh ZongJi instance (its own connections, table map and listeners) with the settings in
+// `env`, kept in `cell` before it is started. `out.line(obj)` prints a line; `out.died(status)`
+// is called when the consumer died (a fatal 'error' event), after its error line.
 function startCell(lib, env, out, cell) {
-  const { ZongJi, version } = lib;
+  const { ZongJi, version, startOptions: known } = lib;
   const line = (obj) => { if (!cell.closed) out.line(obj); };
-  const zongji = new ZongJi({
+  const cfg = new cdch.Effective(cdch.loadConfig(env));
+  const conn = {
     host: env.CDCH_HOST || '127.0.0.1',
     port: parseInt(env.CDCH_PORT || '3306', 10),
     user: env.CDCH_USER || 'root',
@@ -206,7 +182,13 @@ function startCell(lib, env, out, cell) {
     // @vlasky >= 0.7 (mysql2): JSON as MySQL's text, 64-bit integers exact (the default parsed
     // mode turns integers beyond 2^53 into strings, indistinguishable from JSON strings)
     ...(pkg === '@vlasky/zongji' && versionAtLeast(version, '0.7.0') ? { jsonStrings: true } : {}),
-  });
+  };
+  for (const key of Object.keys(cfg.user)) {
+    if (known && !known.has(key) && !(key in HARNESS)) {
+      throw new cdch.ConfigError(key, cfg.user[key], `not a start() option of ${pkg}@${version}`);
+    }
+  }
+  const zongji = new ZongJi(conn);
   cell.zongji = zongji;
 
   // Two option dialects: zongji >= 0.5 and its forks (filename/position, zongji.get(),
@@ -216,10 +198,11 @@ function startCell(lib, env, out, cell) {
   const opts = {
     serverId: parseInt(env.CDCH_SERVER_ID || '1001', 10),
     startAtEnd: false,
-    includeEvents: ['tablemap', 'writerows', 'updaterows', 'deleterows', 'rotate'],
+    includeEvents: INCLUDE_EVENTS,
   };
   const gtidSet = env.CDCH_GTID_SET;
-  const hasGtidStart = pkg === '@vlasky/zongji' && versionAtLeast(version, '0.8.0');
+  // GTID positioning: a start() option gtidSet (@vlasky/zongji >= 0.8), found by reflection
+  const hasGtidStart = known ? known.has('gtidSet') : pkg === '@vlasky/zongji' && versionAtLeast(version, '0.8.0');
   const startFile = env.CDCH_START_FILE;
   const startPos = parseInt(env.CDCH_START_POS || '4', 10);
   // A library without GTID positioning starts where CDCH_START_FILE/POS say: the harness sets them to
@@ -229,10 +212,22 @@ function startCell(lib, env, out, cell) {
   } else if (newApi) {
     if (startFile) opts.filename = startFile;
     opts.position = startPos;
-  } else if (startFile) {
+  } else if (startFile && (!known || known.has('binlogName'))) {
     opts.binlogName = startFile;
     opts.binlogNextPos = startPos;
+  } else if (startFile) {
+    // zongji < 0.4 takes no start position: its dump starts at the server's first binlog
+    process.stderr.write(`adapter: ${pkg}@${version} takes no start position; it starts at the first binlog, ` +
+      `not at ${startFile}:${startPos}\n`);
   }
+  for (const [key, value] of Object.entries(cfg.user)) {
+    if (key in HARNESS) cfg.kept(key, HARNESS[key]);
+    else opts[key] = value;
+  }
+  for (const [k, v] of Object.entries(conn)) cfg.set(`connection.${k}`, v);
+  for (const [k, v] of Object.entries(opts)) cfg.set(k, v);
+  line(cfg.line());
+
   const checkpoint = () => {
     const file = newApi ? zongji.get('filename') : zongji.binlogName;
     const position = newApi ? zongji.get('position') : zongji.binlogNextPos;
@@ -268,71 +263,25 @@ function startCell(lib, env, out, cell) {
       if (op === 'insert') after = row;
       else if (op === 'delete') before = row;
       else { before = row.before; after = row.after; }
-      line({
-        op, db: tm.parentSchema, table: tm.tableName,
-        before: image(tm, before), after: image(tm, after), gtid, pos,
-      });
+      line(cdch.change(op, tm.parentSchema, tm.tableName, image(tm, before), image(tm, after), gtid, pos));
     }
   });
 
   zongji.start(opts);
 }
 
-// One-shot: the cell's settings from the environment; a fatal error exits 1, SIGTERM stops the
-// consumer (zongji.stop(), exit 0 at 'stopped' or after 2 s).
-async function main() {
-  const lib = await loadZongJi();
-  const cell = newCell();
-  startCell(lib, process.env, { line: emit, died: (status) => process.exit(status) }, cell);
-  const zongji = cell.zongji;
-  const shutdown = () => {
-    if (cell.stopping) process.exit(0);
-    cell.stopping = true;
-    setTimeout(() => process.exit(0), 2000).unref();
-    try { zongji.stop(); } catch (e) { process.exit(0); }
-    zongji.on('stopped', () => process.exit(0));
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+// Stops the instance as its users do (zongji.stop(); done at 'stopped' - @rodrigogs/zongji has
+// no 'stopped' event: the foundation also ends the stop when nothing keeps the process busy).
+function stopCell(cell, done) {
+  cell.zongji.once('stopped', done);
+  cell.zongji.stop();
 }
 
-// ---- session mode (consumers/README.md "Session mode") --------------------------------------
-// One process, start/stop lines on stdin, one cell at a time. The package is loaded once; each
-// cell gets a fresh ZongJi instance (new connections, table map, listeners) from startCell, as
-// the Java adapters get a fresh client. When a cell is over its instance is stopped as the
-// one-shot run stops it (zongji.stop(), at most STOP_GRACE_MS), then taken apart: listeners
-// removed (a no-op 'error' listener left, so a late error cannot throw), both connections
-// destroyed, nothing it still emits is printed. The packages keep no per-stream state at module
+// Takes the instance apart: listeners removed (a no-op 'error' listener left, so a late error
+// cannot throw), both connections destroyed. The packages keep no per-stream state at module
 // level (checked for every pinned version: lib/capture.js of @rodrigogs/zongji caches mysql's
 // classes, nothing else).
-//
-// A cell ends by itself ({"kind":"ended","status":N}) when a one-shot run would have exited:
-// status 1 on a fatal error; status 0 when nothing is left that would keep a one-shot process
-// alive (no socket, timer or request besides this session's stdio pipes). An uncaught
-// exception ends the session process with status 1, as it ends a one-shot run; the harness
-// launches a fresh one for the next cell. stdout is written with blocking writes (fd 1) so that
-// a cell's lines always precede its "stopped"/"ended".
-const STOP_GRACE_MS = 2000;
-
-function writeAll(fd, text) {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  while (off < buf.length) {
-    try {
-      off += fs.writeSync(fd, buf, off, buf.length - off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // the pipe is full
-    }
-  }
-}
-
-function sessionLine(obj) { writeAll(1, ser(obj) + '\n'); }
-
-// Takes a cell's instance apart (see above); idempotent.
 function closeCell(cell) {
-  if (cell.closed) return;
-  cell.closed = true;
   const z = cell.zongji;
   if (!z) return;
   z.removeAllListeners();
@@ -342,118 +291,21 @@ function closeCell(cell) {
   }
 }
 
-// Stops a running cell as a one-shot SIGTERM does (zongji.stop(); done at 'stopped', when
-// nothing keeps the process busy any more - where a one-shot run exits by itself, e.g.
-// @rodrigogs/zongji, which has no 'stopped' event - or after STOP_GRACE_MS), then closes it;
-// resolves when done. Its timers are unref'ed: they do not count in drained().
-function stopCell(cell) {
-  return new Promise((resolve) => {
-    if (cell.closed) return resolve();
-    cell.stopping = true;
-    let timer = null, poll = null, done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      clearInterval(poll);
-      closeCell(cell);
-      resolve();
-    };
-    timer = setTimeout(finish, STOP_GRACE_MS);
-    timer.unref();
-    poll = setInterval(() => { if (drained()) finish(); }, 10);
-    poll.unref();
-    cell.zongji.once('stopped', () => setImmediate(finish));
-    try { cell.zongji.stop(); } catch (e) { finish(); }
-  });
-}
-
-// Nothing left that keeps a one-shot process alive (this session's stdin/stdout/stderr pipes
-// aside): the one-shot run would have exited 0 here.
-function drained() {
-  return process.getActiveResourcesInfo().every((r) => r === 'PipeWrap' || r === 'TTYWrap');
-}
-
-async function serveSession() {
-  let lib = null;
-  let cur = null; // {id, cell}
-  const ended = (c, status) => {
-    if (cur !== c) return;
-    cur = null;
-    closeCell(c.cell);
-    sessionLine({ kind: 'ended', cell: c.id, status });
-  };
-  const startLine = async (id, env) => {
-    if (!lib) lib = await loadZongJi(); // a failure ends the process, as it ends a one-shot run
-    const c = { id, cell: newCell() };
-    cur = c;
-    const out = {
-      line: (obj) => { if (cur === c) sessionLine(obj); },
-      died: (status) => ended(c, status),
-    };
-    try {
-      startCell(lib, env, out, c.cell);
-    } catch (err) { // what main().catch does in a one-shot run
-      out.line({ kind: 'error', message: String((err && err.message) || err) });
-      process.stderr.write(String((err && err.stack) || err) + '\n');
-      ended(c, 1);
-    }
-  };
-  const stopLine = async (id) => {
-    if (cur && cur.id === id) {
-      const c = cur;
-      cur = null;
-      await stopCell(c.cell);
-    }
-    sessionLine({ kind: 'stopped', cell: id });
-  };
-  setInterval(() => {
-    if (cur && cur.cell && !cur.cell.stopping && !cur.cell.closed && drained()) ended(cur, 0);
-  }, 100).unref();
-
-  const rl = require('readline').createInterface({ input: process.stdin, crlfDelay: Infinity });
-  let queue = Promise.resolve(); // lines are handled one after the other
-  // a failure of the session itself (loading the package) ends the process as it ends a
-  // one-shot run: an error line, exit 1
-  const fail = (err) => {
-    sessionLine({ kind: 'error', message: String((err && err.message) || err) });
-    process.stderr.write(String((err && err.stack) || err) + '\n');
+// setup.sh: can this adapter drive the installed package? Prints its version; exit 0.
+async function probe() {
+  const lib = await loadZongJi();
+  const proto = lib.ZongJi && lib.ZongJi.prototype;
+  const missing = ['start', 'stop', 'on'].filter((m) => !proto || typeof proto[m] !== 'function');
+  if (typeof lib.ZongJi !== 'function' || missing.length) {
+    console.log(`${pkg} exports no ZongJi class with ${missing.join(', ') || 'a constructor'}`);
     process.exit(1);
-  };
-  rl.on('line', (text) => {
-    queue = queue.then(async () => {
-      if (!text.trim()) return;
-      let m = null;
-      try { m = JSON.parse(text); } catch (e) { /* reported below */ }
-      const id = m && m.cell !== undefined ? String(m.cell) : '';
-      if (m && m.kind === 'start') {
-        if (cur) { const c = cur; cur = null; await stopCell(c.cell); }
-        const env = {};
-        for (const [k, v] of Object.entries((m.env && typeof m.env === 'object') ? m.env : {})) {
-          if (v !== null && v !== undefined) env[k] = String(v);
-        }
-        for (const k of ['CDCH_CACHE', 'CDCH_VERSION', 'CDCH_BIN']) {
-          if (!(k in env) && process.env[k] !== undefined) env[k] = process.env[k];
-        }
-        await startLine(id, env);
-      } else if (m && m.kind === 'stop') {
-        await stopLine(id);
-      } else {
-        process.stderr.write(`adapter: bad session line: ${text}\n`);
-      }
-    }).catch(fail);
-  });
-  rl.on('close', () => {
-    queue = queue.then(async () => {
-      if (cur) { const c = cur; cur = null; await stopCell(c.cell); }
-      process.exit(0);
-    });
-  });
-  process.on('SIGTERM', () => process.exit(0));
+  }
+  console.log(lib.version);
+  console.log(`start() options it reads: ${lib.startOptions ? [...lib.startOptions].sort().join(', ') : '(none found)'}`);
 }
 
-(process.env.CDCH_SESSION === '1' ? serveSession() : main()).catch((err) => {
-  emit({ kind: 'error', message: String((err && err.message) || err) });
-  process.stderr.write(String((err && err.stack) || err) + '\n');
-  process.exit(1);
-});
+if (process.argv[4] === '--probe') {
+  probe().catch((err) => { console.log(String((err && err.message) || err)); process.exit(1); });
+} else {
+  cdch.run({ load: loadZongJi, start: startCell, stop: stopCell, close: closeCell });
+}

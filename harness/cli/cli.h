@@ -37,6 +37,7 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_check_adapter(int argc, char **argv);
 
 /* ---- shared by the subcommands (opts.c) ------------------------------------------ */
 
@@ -45,14 +46,22 @@ int cmd_record(int argc, char **argv);
  * ambiguous abbreviation in table order), and hands every getopt code its own
  * switch does not handle to cli_cell_opt. Its own long-only codes start at
  * CLI_O_EXTRA. */
-enum { CLI_O_BASELINE = 256, CLI_O_REPORT_DIR, CLI_O_CONSUMERS_DIR, CLI_O_QUIET, CLI_O_START, CLI_O_EXTRA };
+enum {
+    CLI_O_BASELINE = 256,
+    CLI_O_REPORT_DIR,
+    CLI_O_CONSUMERS_DIR,
+    CLI_O_QUIET,
+    CLI_O_START,
+    CLI_O_CONSUMER_CONFIG,
+    CLI_O_EXTRA
+};
 
 #define CLI_CELL_LONGOPTS                                                                                            \
     {"baseline", required_argument, NULL, CLI_O_BASELINE}, {"timeout", required_argument, NULL, 't'},               \
         {"report-dir", required_argument, NULL, CLI_O_REPORT_DIR},                                                  \
         {"consumers-dir", required_argument, NULL, CLI_O_CONSUMERS_DIR}, {"quiet", no_argument, NULL, CLI_O_QUIET}, \
         {"jobs", required_argument, NULL, 'j'}, {"start", required_argument, NULL, CLI_O_START},                   \
-        {"help", no_argument, NULL, 'h'}
+        {"consumer-config", required_argument, NULL, CLI_O_CONSUMER_CONFIG}, {"help", no_argument, NULL, 'h'}
 
 #define CLI_MAX_CONSUMER_DIRS 32
 
@@ -70,7 +79,27 @@ typedef struct cli_cell_opts {
     size_t ndirs;
     bool quiet;
     int start;                /* --start: a cdch_start_mode (runner.h); 0 = auto */
+    const char *configs[64];  /* --consumer-config SPEC=FILE, in order */
+    size_t nconfigs;
 } cli_cell_opts;
+
+/* The --consumer-config lines of `run` and `matrix` --help. */
+#define CLI_CONFIG_HELP                                                                                  \
+    "  --consumer-config C=F  run consumer C (FAMILY, or FAMILY@VERSION as given to --consumer)\n"     \
+    "                     with configuration file F, in the family's own format (a Debezium\n"       \
+    "                     .properties or JSON, BinLogStreamReader keyword arguments as JSON,\n"       \
+    "                     ...: consumers/README.md \"Your configuration\"); repeatable, the last\n"  \
+    "                     match wins. The adapter reports the settings it gave the library\n"        \
+    "                     (report.json config_effective); those the harness owns (host, port,\n"     \
+    "                     credentials, server id, offsets) are kept and listed as kept\n"
+
+/* The file --consumer-config gives consumer spec ("FAMILY[@VERSION]"), NULL
+ * when none: the last SPEC=FILE whose SPEC is spec itself or its family. */
+const char *cli_config_for(const cli_cell_opts *o, const char *spec);
+
+/* Every --consumer-config SPEC must name a family of specs[0..n) (or one of
+ * them): false with a message printed otherwise. */
+bool cli_configs_used(const cli_cell_opts *o, const char *const *specs, size_t n);
 
 /* The --start lines of `run` and `matrix` --help. */
 #define CLI_START_HELP                                                                                   \

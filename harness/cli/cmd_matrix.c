@@ -59,6 +59,7 @@ static void matrix_usage(FILE *f)
             "  --consumers-dir D  where consumer families live (default: the matrix's\n"
             "                     consumers_dirs, else ./consumers or the source tree's)\n"
             CLI_START_HELP
+            CLI_CONFIG_HELP
             "  --quiet            no progress display\n"
             "\n"
             "Progress: a live status line on a terminal (done/total, failures so far, time\n"
@@ -485,11 +486,37 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
         fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
         return -1;
     }
-    for (size_t i = 0; i < m->nconsumers; i++)
-        if (cdch_run_add_consumer(r, m->consumers[i], &err) != 0) {
+    if (!cli_configs_used(&a->co, (const char *const *)m->consumers, m->nconsumers))
+        return -1;
+    for (size_t i = 0; i < m->nconsumers; i++) {
+        if (strcmp(m->consumers[i], "*") == 0) { /* every family of the consumer folders, every pinned version */
+            char **fams;
+            size_t nf = cdch_manifest_families(ro.consumer_dirs, ro.nconsumer_dirs, &fams);
+            int frc = 0;
+            for (size_t k = 0; k < nf; k++) {
+                if (!frc && cdch_run_add_consumer_config(r, fams[k], cli_config_for(&a->co, fams[k]), &err) != 0) {
+                    fprintf(stderr, "cdcharness matrix: %s: %s\n", m->path, err.msg);
+                    frc = -1;
+                }
+                free(fams[k]);
+            }
+            free(fams);
+            if (frc)
+                return -1;
+            if (!nf) {
+                fprintf(stderr, "cdcharness matrix: %s: consumers: ['*'] found no family in the consumer folders\n",
+                        m->path);
+                return -1;
+            }
+            continue;
+        }
+        /* the command line's --consumer-config wins over the matrix file's `config` */
+        const char *cfg = cli_config_for(&a->co, m->consumers[i]);
+        if (cdch_run_add_consumer_config(r, m->consumers[i], cfg ? cfg : m->consumer_configs[i], &err) != 0) {
             fprintf(stderr, "cdcharness matrix: %s: %s\n", m->path, err.msg);
             return -1;
         }
+    }
     for (size_t i = 0; i < m->nscenarios; i++)
         if (cdch_run_add_scenario(r, m->scenarios[i], &err) != 0) {
             fprintf(stderr, "cdcharness matrix: %s\n", err.msg);

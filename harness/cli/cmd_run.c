@@ -18,7 +18,8 @@
 static void run_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cdcharness run --consumer FAMILY[@VERSION] [--consumer ...] --scenario PATH [--scenario ...]\n"
+            "usage: cdcharness run --consumer FAMILY[@VERSION|@file:PATH] [--consumer ...] --scenario PATH [...]\n"
+            "                      [--consumer-config FAMILY[@VERSION]=FILE]\n"
             "                      [--mode both|compressed|uncompressed|flip]\n"
             "                      [--expect VERDICT|manifest | --expect-file FILE | --baseline REPORT.json]\n"
             "                      [--timeout S] [--report-dir DIR] [-j N] [--consumers-dir DIR]\n"
@@ -31,7 +32,14 @@ static void run_usage(FILE *f)
             "A compressed cell that fails where the uncompressed one passes is flagged\n"
             "compression-regression.\n"
             "\n"
-            "  --consumer C       FAMILY@VERSION, or FAMILY for every pinned version (repeatable)\n"
+            "  --consumer C       FAMILY for every pinned version, FAMILY@VERSION[+variant] for one\n"
+            "                     (pinned, or any version the family's registry serves: installed\n"
+            "                     the same way, its expectation predicted from the manifest's\n"
+            "                     known_issues ranges, shown as '~' in the table), or\n"
+            "                     FAMILY@file:PATH[+variant] for your own build (a plugin dir or\n"
+            "                     jar, a Go module, a Python tree or wheel, an npm package dir or\n"
+            "                     tarball; re-installed when its content changes) (repeatable)\n"
+            CLI_CONFIG_HELP
             "  --scenario P       a scenario file, or a directory of *.yaml (repeatable;\n"
             "                     further arguments without an option are scenarios too)\n"
             "  --mode M           both (default: each scenario's own modes), compressed,\n"
@@ -251,8 +259,12 @@ static int run_execute(run_args *a, cdch_expect *ex)
         rc = CDCH_EXIT_USAGE;
         goto out;
     }
+    if (!cli_configs_used(&a->co, a->consumers, a->nc)) {
+        rc = CDCH_EXIT_USAGE;
+        goto out;
+    }
     for (size_t i = 0; i < a->nc; i++) {
-        if (cdch_run_add_consumer(r, a->consumers[i], &err) != 0) {
+        if (cdch_run_add_consumer_config(r, a->consumers[i], cli_config_for(&a->co, a->consumers[i]), &err) != 0) {
             fprintf(stderr, "cdcharness run: %s\n", err.msg);
             rc = CDCH_EXIT_USAGE;
             goto out;

@@ -17,6 +17,7 @@ static const subcommand k_commands[] = {
     {"estimate", cmd_estimate, "bytes, CPU, memory and consumer catch-up per zstd level on a captured stream"},
     {"serve", cmd_serve, "serve a scenario's stream as a fake MySQL primary (replication protocol)"},
     {"run", cmd_run, "run consumer adapters against scenarios: diffs, verdicts, reports"},
+    {"check-adapter", cmd_check_adapter, "check a consumer family's adapter against the adapter contract (consumers/README.md)"},
     {"report", cmd_report, "merge shard reports, render report.json as junit, summary, HTML"},
     {"matrix", cmd_matrix, "run a compatibility matrix file (ci/matrix.yaml): shards, gates, HTML report"},
     {"record", cmd_record, "capture a binlog stream from a MySQL primary (or binlog files) into a capture directory"},

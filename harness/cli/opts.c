@@ -61,6 +61,18 @@ int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
             o->dirs[o->ndirs++] = arg;
         break;
     case CLI_O_QUIET: o->quiet = true; break;
+    case CLI_O_CONSUMER_CONFIG: {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || !eq[1]) {
+            fprintf(stderr, "cdcharness %s: --consumer-config wants FAMILY=FILE or FAMILY@VERSION=FILE, not '%s'\n",
+                    o->cmd, arg);
+            o->bad = true;
+            ok = false;
+        } else if (o->nconfigs < sizeof o->configs / sizeof o->configs[0]) {
+            o->configs[o->nconfigs++] = arg;
+        }
+        break;
+    }
     case CLI_O_START: {
         cdch_start_mode m;
         if (cdch_start_mode_parse(arg, &m) != 0) {
@@ -74,6 +86,41 @@ int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
     default: return -1;
     }
     return ok ? 1 : 0;
+}
+
+/* Whether the SPEC of --consumer-config "SPEC=FILE" is spec, or spec's family. */
+static bool config_matches(const char *cfg, const char *spec)
+{
+    size_t sl = (size_t)(strchr(cfg, '=') - cfg);
+    if (strlen(spec) == sl && strncmp(cfg, spec, sl) == 0)
+        return true;
+    const char *at = strchr(spec, '@');
+    size_t fl = at ? (size_t)(at - spec) : strlen(spec);
+    return fl == sl && strncmp(cfg, spec, sl) == 0;
+}
+
+const char *cli_config_for(const cli_cell_opts *o, const char *spec)
+{
+    const char *found = NULL;
+    for (size_t i = 0; i < o->nconfigs; i++)
+        if (config_matches(o->configs[i], spec))
+            found = strchr(o->configs[i], '=') + 1;
+    return found;
+}
+
+bool cli_configs_used(const cli_cell_opts *o, const char *const *specs, size_t n)
+{
+    for (size_t i = 0; i < o->nconfigs; i++) {
+        bool used = false;
+        for (size_t k = 0; k < n && !used; k++)
+            used = strcmp(specs[k], "*") == 0 || config_matches(o->configs[i], specs[k]);
+        if (!used) {
+            fprintf(stderr, "cdcharness %s: --consumer-config %s: no consumer of the run is '%.*s'\n", o->cmd,
+                    o->configs[i], (int)(strchr(o->configs[i], '=') - o->configs[i]), o->configs[i]);
+            return false;
+        }
+    }
+    return true;
 }
 
 bool cli_is_dir(const char *path)

@@ -125,6 +125,15 @@ const char *rep_consumer(const char *family, const char *version, char *buf, siz
     return buf;
 }
 
+const char *rep_cell_consumer(const struct cdch_cell *c, char *buf, size_t n)
+{
+    if (!c->config)
+        return rep_consumer(c->family, c->version, buf, n);
+    const char *base = strrchr(c->config, '/');
+    snprintf(buf, n, "%s@%s (config %s)", c->family, c->version, base ? base + 1 : c->config);
+    return buf;
+}
+
 int rep_write_file(const char *dir, const char *name, int (*fn)(const void *ctx, FILE *f), const void *ctx,
                    cdch_err *err)
 {
@@ -304,19 +313,21 @@ void cdch_report_table(cdch_run *r, FILE *f)
     char buf[512];
     for (size_t i = 0; i < cdch_run_ncells(r); i++) {
         cdch_cell *c = cdch_run_cell(r, i);
-        size_t l = strlen(rep_consumer(c->family, c->version, buf, sizeof buf));
+        size_t l = strlen(rep_cell_consumer(c, buf, sizeof buf));
         if (l > wc)
             wc = l;
         if (strlen(c->scenario) > ws)
             ws = strlen(c->scenario);
     }
-    fprintf(f, "%-*s %-*s %-12s %-14s %-16s %7s  %s\n", (int)wc, "consumer", (int)ws, "scenario", "mode", "verdict",
+    fprintf(f, "%-*s %-*s %-12s %-14s %-17s %7s  %s\n", (int)wc, "consumer", (int)ws, "scenario", "mode", "verdict",
             "expected", "time", "detail");
     size_t unmet = 0, counts[CDCH_VERDICT_COUNT] = {0};
     for (size_t i = 0; i < cdch_run_ncells(r); i++) {
         cdch_cell *c = cdch_run_cell(r, i);
         char exp[64];
-        snprintf(exp, sizeof exp, "%s %s", c->meets ? "ok" : "NOT", cdch_verdict_name(c->expected));
+        /* a predicted expectation (a version the manifest does not pin, predict.h) is marked '~' */
+        snprintf(exp, sizeof exp, "%s %s%s", c->meets ? "ok" : "NOT",
+                 strcmp(c->expect_source, "predicted") == 0 ? "~" : "", cdch_verdict_name(c->expected));
         char detail[400] = "";
         if (c->compression_regression)
             snprintf(detail, sizeof detail, "[compression-regression] ");
@@ -324,12 +335,18 @@ void cdch_report_table(cdch_run *r, FILE *f)
             size_t o = strlen(detail);
             snprintf(detail + o, sizeof detail - o, "%.*s", 300, c->summary);
         }
-        fprintf(f, "%-*s %-*s %-12s %-14s %-16s %6.1fs  %s\n", (int)wc,
-                rep_consumer(c->family, c->version, buf, sizeof buf), (int)ws, c->scenario, c->mode,
+        fprintf(f, "%-*s %-*s %-12s %-14s %-17s %6.1fs  %s\n", (int)wc,
+                rep_cell_consumer(c, buf, sizeof buf), (int)ws, c->scenario, c->mode,
                 cdch_verdict_name(c->verdict), exp, c->seconds, detail);
         counts[c->verdict]++;
         unmet += !c->meets;
     }
+    bool predicted = false;
+    for (size_t i = 0; i < cdch_run_ncells(r) && !predicted; i++)
+        predicted = strcmp(cdch_run_cell(r, i)->expect_source, "predicted") == 0;
+    if (predicted)
+        fprintf(f, "~ a predicted expectation: the version is not pinned; the known issues whose range holds it "
+                   "predict it (report.json \"prediction\")\n");
     fprintf(f, "%zu cell(s):", cdch_run_ncells(r));
     for (int v = 0; v < CDCH_VERDICT_COUNT; v++)
         if (counts[v])

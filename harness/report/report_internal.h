@@ -22,6 +22,9 @@ void rep_jv_write(FILE *f, const cdch_jv *v); /* compact JSON */
 void rep_xml_text(FILE *f, const char *s);   /* escaped for text and attribute values */
 void rep_md_cell(FILE *f, const char *s, size_t max); /* one Markdown table cell ('|' escaped, no newlines) */
 const char *rep_consumer(const char *family, const char *version, char *buf, size_t n); /* "family@version" */
+/* A cell's consumer as reports name it: "family@version", and " (config FILE)" when it ran with one. */
+struct cdch_cell;
+const char *rep_cell_consumer(const struct cdch_cell *c, char *buf, size_t n);
 
 /* ---- the parsed report ------------------------------------------------------------ */
 

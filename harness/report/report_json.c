@@ -168,6 +168,59 @@ static void cause_json(FILE *f, cdch_run *r, const cdch_cell *c, size_t *unexpla
     *unexplained += unexp;
 }
 
+/* "id id" as a JSON array of strings. */
+static void words_json(FILE *f, const char *words)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", words ? words : "");
+    fputc('[', f);
+    char *save = NULL;
+    bool first = true;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (!first)
+            fputc(',', f);
+        first = false;
+        rep_json_str(f, w);
+    }
+    fputc(']', f);
+}
+
+/* What ran: "unpinned", "local" {path, fingerprint, version}, "config" (the
+ * user's file) and "config_effective" (the adapter's config line: the
+ * settings the library was given, and the user's settings the harness kept). */
+static void consumer_json(FILE *f, const cdch_cell *c)
+{
+    if (c->unpinned)
+        fputs(",\"unpinned\":true", f);
+    if (c->local_path) {
+        fputs(",\"local\":{\"path\":", f);
+        rep_json_str(f, c->local_path);
+        KV_STR(f, "fingerprint", c->local_fp ? c->local_fp : "");
+        KV_STR(f, "version", c->local_version ? c->local_version : "");
+        fputc('}', f);
+    }
+    if (c->config)
+        KV_STR(f, "config", c->config);
+    if (c->config_line) /* a JSON object the harness parsed when the adapter printed it */
+        fprintf(f, ",\"config_effective\":%s", c->config_line);
+}
+
+/* "prediction": for a version the manifest does not pin (predict.h): the
+ * predicted verdict, the known issues that predict it, every known issue in
+ * range, and whether the observed verdict is the predicted one. */
+static void prediction_json(FILE *f, const cdch_cell *c)
+{
+    if (strcmp(c->expect_source, "predicted") != 0)
+        return;
+    fputs(",\"prediction\":{\"verdict\":", f);
+    rep_json_str(f, cdch_verdict_name(c->expected));
+    fputs(",\"causes\":", f);
+    words_json(f, c->expect_cause);
+    fputs(",\"in_range\":", f);
+    words_json(f, c->predict_in_range);
+    fprintf(f, ",\"held\":%s}", c->verdict == c->expected ? "true" : "false");
+}
+
 int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta, FILE *f)
 {
     char ts[64];
@@ -191,9 +244,10 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         if (meta && meta->cell_index)
             fprintf(f, "\"index\":%zu,", meta->cell_index[i]);
         fputs("\"consumer\":", f);
-        rep_json_str(f, rep_consumer(c->family, c->version, buf, sizeof buf));
+        rep_json_str(f, rep_cell_consumer(c, buf, sizeof buf));
         KV_STR(f, "family", c->family);
         KV_STR(f, "version", c->version);
+        consumer_json(f, c);
         KV_STR(f, "scenario", c->scenario);
         KV_STR(f, "scenario_path", c->scenario_path);
         KV_STR(f, "mode", c->mode);
@@ -207,6 +261,7 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         cdch_verdict_classes_str(c->classes, cls, sizeof cls);
         KV_STR(f, "classes", cls);
         cause_json(f, r, c, &unexplained);
+        prediction_json(f, c);
         KV_STR(f, "summary", c->summary);
         fputs(",\"warnings\":[", f);
         lines_json(f, c->warnings, REPORT_WARNINGS_MAX, "warning");

@@ -82,6 +82,104 @@ static void causes_section(const rep_doc *d, FILE *f)
     }
 }
 
+/* The words of a JSON array of strings, comma-separated ("" when none). */
+static void words(const cdch_jv *arr, char *out, size_t outsz)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t k = 0; arr && arr->type == CDCH_JV_ARRAY && k < arr->u.arr.n && o < outsz; k++)
+        if (arr->u.arr.items[k]->type == CDCH_JV_STRING)
+            o += (size_t)snprintf(out + o, outsz - o, "%s`%s`", o ? ", " : "", arr->u.arr.items[k]->u.str.ptr);
+}
+
+/* "## Predictions": the cells of versions the manifests do not pin, their
+ * predicted verdict, the known issues that predicted it (and every one in
+ * range), and whether it held. */
+static void predictions_section(const rep_doc *d, FILE *f)
+{
+    size_t n = 0, held = 0;
+    for (size_t i = 0; i < d->ncells; i++) {
+        const cdch_jv *p = cdch_jv_get(d->cells[i], "prediction");
+        if (p) {
+            n++;
+            held += rep_bool(p, "held");
+        }
+    }
+    if (!n)
+        return;
+    fprintf(f, "\n## Predictions\n\n%zu cell(s) of versions the manifests do not pin, expected from the known issues "
+               "whose `versions` range holds them (consumers/README.md \"Versions the manifest does not pin\"); %zu "
+               "held, %zu did not.\n\n",
+            n, held, n - held);
+    fputs("| consumer | scenario | mode | observed | predicted | predicted by | in range | held |\n", f);
+    fputs("|---|---|---|---|---|---|---|---|\n", f);
+    for (size_t i = 0; i < d->ncells; i++) {
+        const cdch_jv *c = d->cells[i], *p = cdch_jv_get(c, "prediction");
+        if (!p)
+            continue;
+        char by[512], in[1024];
+        words(cdch_jv_get(p, "causes"), by, sizeof by);
+        words(cdch_jv_get(p, "in_range"), in, sizeof in);
+        fputs("| ", f);
+        rep_md_cell(f, rep_str(c, "consumer"), 200);
+        fputs(" | ", f);
+        rep_md_cell(f, rep_str(c, "scenario"), 200);
+        fprintf(f, " | %s | %s | %s | %s | %s | %s |\n", rep_str(c, "mode"), rep_str(c, "verdict"),
+                rep_str(p, "verdict"), by[0] ? by : "(no known issue: pass)", in[0] ? in : "none",
+                rep_bool(p, "held") ? "✓" : "✗ **did not hold**");
+    }
+}
+
+/* "## Configuration": each configured consumer's file and the adapter's
+ * config line (the settings the library was given, the user's settings the
+ * harness kept), once per consumer. */
+static void config_section(const rep_doc *d, FILE *f)
+{
+    bool header = false;
+    for (size_t i = 0; i < d->ncells; i++) {
+        const cdch_jv *c = d->cells[i], *eff = cdch_jv_get(c, "config_effective");
+        const char *cfg = rep_str(c, "config"), *con = rep_str(c, "consumer");
+        if (!cfg && !eff)
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(rep_str(d->cells[k], "consumer"), con) == 0 &&
+                   (cdch_jv_get(d->cells[k], "config_effective") || !eff);
+        if (seen || (!cfg && !rep_bool(c, "unpinned")))
+            continue;
+        if (!header) {
+            fputs("\n## Configuration\n\nThe settings each configured consumer's library was given (the adapter's "
+                  "report), and the user's settings the harness kept (host, credentials, server id, offsets).\n",
+                  f);
+            header = true;
+        }
+        fprintf(f, "\n### %s\n\n", con);
+        if (cfg)
+            fprintf(f, "File: `%s`\n\n", cfg);
+        const cdch_jv *e = eff ? cdch_jv_get(eff, "effective") : NULL, *kept = eff ? cdch_jv_get(eff, "kept") : NULL;
+        if (!e || e->type != CDCH_JV_OBJECT) {
+            fputs("(the adapter printed no config line)\n", f);
+            continue;
+        }
+        fputs("| setting | value |\n|---|---|\n", f);
+        for (size_t k = 0; k < e->u.obj.n; k++) {
+            fputs("| ", f);
+            rep_md_cell(f, e->u.obj.m[k].key, 200);
+            fputs(" | ", f);
+            const cdch_jv *v = e->u.obj.m[k].value;
+            rep_md_cell(f, v->type == CDCH_JV_STRING ? v->u.str.ptr : "(not a string)", 300);
+            fputs(" |\n", f);
+        }
+        for (size_t k = 0; kept && kept->type == CDCH_JV_OBJECT && k < kept->u.obj.n; k++) {
+            const cdch_jv *v = kept->u.obj.m[k].value;
+            fprintf(f, "%s`%s` kept by the harness: ", k ? "; " : "\n", kept->u.obj.m[k].key);
+            rep_md_cell(f, v->type == CDCH_JV_STRING ? v->u.str.ptr : "", 300);
+            if (k + 1 == kept->u.obj.n)
+                fputs("\n", f);
+        }
+    }
+}
+
 int rep_render_markdown(const rep_doc *d, FILE *f)
 {
     char ts[64];
@@ -164,5 +262,7 @@ int rep_render_markdown(const rep_doc *d, FILE *f)
             fprintf(f, "\nlogs: `%s`\n", dir);
     }
     causes_section(d, f);
+    predictions_section(d, f);
+    config_section(d, f);
     return ferror(f) ? -1 : 0;
 }

@@ -21,28 +21,20 @@ static char stat_state(const char *path)
     return f ? f[0] : '?';
 }
 
-/* Whether a thread of pid is busy; else appends pid's children to kids. */
-static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
+/* pid's children (every thread's), appended to kids. */
+static void proc_children(pid_t pid, pid_t *kids, size_t *nk)
 {
     char dir[64];
     snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
     DIR *d = opendir(dir);
     if (!d)
-        return false;
-    bool busy = false;
+        return;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
-        char path[128];
-        snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
-        char st = stat_state(path);
-        if (st == 'R' || st == 'D') {
-            busy = true; /* the answer: the other threads and the descendants need not be read */
-            break;
-        }
+        char path[128], buf[1024];
         snprintf(path, sizeof path, "%s/%s/children", dir, de->d_name);
-        char buf[1024];
         if (cdch_read_small(path, buf, sizeof buf) > 0) {
             for (char *p = buf, *end; *nk < MAX_PROCS; p = end) {
                 long k = strtol(p, &end, 10);
@@ -53,6 +45,29 @@ static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
         }
     }
     closedir(d);
+}
+
+/* Whether a thread of pid is busy; else appends pid's children to kids. */
+static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool busy = false;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && !busy) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
+        char st = stat_state(path);
+        busy = st == 'R' || st == 'D'; /* the answer: the other threads and the descendants need not be read */
+    }
+    closedir(d);
+    if (!busy)
+        proc_children(pid, kids, nk);
     return busy;
 }
 
@@ -65,6 +80,30 @@ bool cdch_activity_busy(pid_t pid)
     for (size_t i = 0; i < n && !busy; i++)
         busy = proc_busy(procs[i], procs, &n);
     return busy;
+}
+
+double cdch_activity_cpu_seconds(pid_t pid)
+{
+    pid_t procs[MAX_PROCS];
+    size_t n = 0;
+    procs[n++] = pid;
+    double sum = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    for (size_t i = 0; i < n; i++) {
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)procs[i]);
+        const char *q = cdch_read_small(path, buf, sizeof buf) > 0 ? cdch_proc_stat_fields(buf) : NULL;
+        unsigned long long v[4];
+        if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                         &v[3]) != 4) {
+            if (i == 0)
+                return -1;
+            continue; /* a descendant that just ended: its CPU is its parent's cutime once waited for */
+        }
+        sum += (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+        proc_children(procs[i], procs, &n);
+    }
+    return sum;
 }
 
 /* One /proc/net/tcp{,6} file: add the queues of port's connections to *sum;

@@ -827,10 +827,15 @@ static int add_line_at(cdch_change_list *l, const char *line, size_t len, bool s
     if (kind) {
         l->ctl = grow(l->ctl, &l->ctlcap, l->nctl, sizeof *l->ctl);
         cdch_ctl *c = &l->ctl[l->nctl++];
-        c->kind = strcmp(kind, "ready") == 0 ? CDCH_CTL_READY : strcmp(kind, "error") == 0 ? CDCH_CTL_ERROR
-                                                                                          : CDCH_CTL_OTHER;
+        c->kind = strcmp(kind, "ready") == 0          ? CDCH_CTL_READY
+                  : strcmp(kind, "error") == 0        ? CDCH_CTL_ERROR
+                  : strcmp(kind, "config") == 0       ? CDCH_CTL_CONFIG
+                  : strcmp(kind, "config-error") == 0 ? CDCH_CTL_CONFIG_ERROR
+                                                      : CDCH_CTL_OTHER;
         const char *m = str_member(o, "message", &bad);
         c->message = m && m[0] ? cdch_arena_strdup(&src->arena, m) : "";
+        if (c->kind == CDCH_CTL_CONFIG) /* kept whole: the report shows the effective configuration */
+            c->message = cdch_arena_memdup(&src->arena, line, len); /* NUL-terminated */
         c->at = l->n;
         c->line = l->lines;
         return 0;

@@ -1,5 +1,7 @@
 /* expect.c — expectations for run cells: default, manifest, file, baseline. */
 #include "expect.h"
+#include "predict.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -208,7 +210,23 @@ bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
             const char *mexp = mv ? cdch_manifest_expect_for(cdch_run_cell_manifest(r, c), mv, c->scenario, c->mode)
                                   : NULL;
             cdch_verdict v;
-            if (mexp && cdch_verdict_parse(mexp, &v) == 0) {
+            if (mv && mv->unpinned) {
+                /* not pinned: the verdict the known issues whose range holds it predict (predict.h); a
+                 * local build by the library version its setup found */
+                char ver[320];
+                if (mv->local_path)
+                    snprintf(ver, sizeof ver, "%s%s%s", c->local_version && *c->local_version ? c->local_version : "0-unknown",
+                             *cdch_version_variant(mv->version) ? "+" : "", cdch_version_variant(mv->version));
+                else
+                    snprintf(ver, sizeof ver, "%s", mv->version);
+                cdch_prediction pr;
+                cdch_predict(cdch_run_cell_manifest(r, c), ver, c->scenario, c->mode, &pr);
+                c->expected = pr.verdict;
+                snprintf(c->expect_source, sizeof c->expect_source, "predicted");
+                snprintf(c->expect_cause, sizeof c->expect_cause, "%s", pr.causes);
+                free(c->predict_in_range);
+                c->predict_in_range = cdch_xstrdup(pr.in_range);
+            } else if (mexp && cdch_verdict_parse(mexp, &v) == 0) {
                 c->expected = v;
                 snprintf(c->expect_source, sizeof c->expect_source, "manifest");
                 const char *cause = cdch_manifest_cause_for(cdch_run_cell_manifest(r, c), mv, c->scenario, c->mode);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+#include "buf.h"
 #include "sys.h"
 #include "verdict.h"
 #include "xalloc.h"
@@ -17,6 +18,7 @@
 #define xcalloc cdch_xcalloc
 #define xrealloc cdch_xrealloc
 #define xstrdup cdch_xstrdup
+
 
 typedef struct mctx {
     yaml_document_t *doc;
@@ -203,7 +205,40 @@ static int parse_issues(mctx *c, yaml_node_t *val, cdch_manifest *m)
                           : strcmp(key, "summary") == 0 ? &ki->summary
                           : strcmp(key, "evidence") == 0 ? &ki->evidence
                           : strcmp(key, "versions") == 0 ? &ki->versions
-                                                         : NULL;
+                          : strcmp(key, "versions_note") == 0 ? &ki->versions_note
+                                                              : NULL;
+            if (strcmp(key, "versions") == 0 && sv && *sv) {
+                cdch_vrange_free(&ki->range);
+                cdch_err verr;
+                if (cdch_vrange_parse(sv, &ki->range, &verr) != 0)
+                    return fail(c, v, "%s", verr.msg);
+            }
+            if (strcmp(key, "startup") == 0) {
+                if (parse_bool(c, v, "startup", &ki->startup) != 0)
+                    return -1;
+                continue;
+            }
+            if (strcmp(key, "effect") == 0) {
+                char *causes[3] = {NULL, NULL, NULL};
+                char **slots[3] = {&ki->effect[0], &ki->effect[1], &ki->effect[2]};
+                char **cs[3] = {&causes[0], &causes[1], &causes[2]};
+                int erc = parse_expect(c, v, slots, cs);
+                for (int k = 0; k < 3; k++) {
+                    if (erc == 0 && causes[k])
+                        erc = fail(c, v, "'effect' gives a verdict alone (the issue is its cause): '%s'", causes[k]);
+                    free(causes[k]);
+                }
+                if (erc != 0)
+                    return -1;
+                continue;
+            }
+            if (strcmp(key, "variants") == 0) {
+                if (str_list(c, v, "variants", &ki->variants, &ki->nvariants) != 0)
+                    return -1;
+                if (ki->nvariants == 0)
+                    return fail(c, v, "'variants' must list at least one variant (or 'none'), or be left out", NULL);
+                continue;
+            }
             if (slot) {
                 if (!sv || !*sv)
                     return fail(c, v, "known issue '%s' must be a non-empty string", key);
@@ -239,10 +274,56 @@ static int parse_issues(mctx *c, yaml_node_t *val, cdch_manifest *m)
         if (!ki->summary || !ki->evidence)
             return fail(c, n, "known issue '%s' needs 'summary' and 'evidence' (the consumer's source file:line at "
                               "that version, or an upstream issue or commit)", ki->id);
+        if (!ki->versions)
+            return fail(c, n,
+                        "known issue '%s' needs 'versions': the range of releases it affects, e.g. "
+                        "\">= 2.0.0.Final, < 2.4.0.Final\" (first affected, first fixed), \"1.9.8.Final\", or \"*\" "
+                        "(consumers/README.md \"Version ranges\")",
+                        ki->id);
+        if (ki->startup && !ki->effect[0] && !ki->effect[1] && !ki->effect[2])
+            return fail(c, n, "known issue '%s' says 'startup: true' but gives no 'effect' (the verdict it causes)",
+                        ki->id);
         ki->kind = (cdch_issue_kind)kind;
         ki->compression = comp == 1;
     }
     return 0;
+}
+
+/* shares: [DIR, ...] relative to the family's folder, made absolute; each must be a folder. */
+static int parse_shares(mctx *c, yaml_node_t *val, cdch_manifest *m)
+{
+    char **dirs = NULL;
+    size_t n = 0;
+    if (str_list(c, val, "shares", &dirs, &n) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char p[PATH_MAX * 2], abs[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", m->dir, dirs[i]);
+        struct stat st;
+        if (rc == 0 && (!realpath(p, abs) || stat(abs, &st) != 0 || !S_ISDIR(st.st_mode)))
+            rc = fail(c, val, "'shares': %s is not a folder (paths are relative to the family's folder)", dirs[i]);
+        if (rc == 0) {
+            m->shares = xrealloc(m->shares, (m->nshares + 1) * sizeof *m->shares);
+            m->shares[m->nshares++] = xstrdup(abs);
+        }
+        free(dirs[i]);
+    }
+    free(dirs);
+    return rc;
+}
+
+bool cdch_known_issue_holds(const cdch_known_issue *ki, const char *version)
+{
+    if (!cdch_vrange_holds(&ki->range, version))
+        return false;
+    if (!ki->nvariants)
+        return true;
+    const char *var = cdch_version_variant(version);
+    for (size_t i = 0; i < ki->nvariants; i++)
+        if (strcmp(ki->variants[i], *var ? var : "none") == 0)
+            return true;
+    return false;
 }
 
 /* representations: [key-update-as-delete-insert] */
@@ -362,6 +443,7 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
 static void free_version(cdch_manifest_version *v)
 {
     free(v->version);
+    free(v->local_path);
     free(v->expect_uncompressed);
     free(v->expect_compressed);
     free(v->expect_flip);
@@ -394,8 +476,19 @@ void cdch_manifest_free(cdch_manifest *m)
         free(m->issues[i].summary);
         free(m->issues[i].evidence);
         free(m->issues[i].versions);
+        free(m->issues[i].versions_note);
+        for (int k = 0; k < 3; k++)
+            free(m->issues[i].effect[k]);
+        cdch_vrange_free(&m->issues[i].range);
+        for (size_t k = 0; k < m->issues[i].nvariants; k++)
+            free(m->issues[i].variants[k]);
+        free(m->issues[i].variants);
     }
     free(m->issues);
+    for (size_t i = 0; i < m->nshares; i++)
+        free(m->shares[i]);
+    free(m->shares);
+    cdch_vrange_free(&m->native_auth_versions);
     free(m);
 }
 
@@ -460,6 +553,51 @@ static int check_causes(mctx *c, yaml_node_t *root, const cdch_manifest *m)
     return 0;
 }
 
+/* Every cause a pinned version's expectations cite must concern that version:
+ * the issue's range (and variants) must hold it. */
+static int check_range_cites(mctx *c, yaml_node_t *root, const cdch_manifest *m, const cdch_manifest_version *v,
+                             const char *scenario)
+{
+    static const char *const modes[] = {"uncompressed", "compressed", "flip"};
+    for (size_t k = 0; k < 3; k++) {
+        const char *cause = cdch_manifest_cause_for(m, v, scenario, modes[k]);
+        if (!cause)
+            continue;
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", cause);
+        char *save = NULL;
+        for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            const cdch_known_issue *ki = cdch_manifest_issue(m, w);
+            if (!ki || cdch_known_issue_holds(ki, v->version))
+                continue;
+            char msg[900];
+            snprintf(msg, sizeof msg,
+                     "version %s cites known issue '%s' (%s %s), but the issue's 'versions: %s'%s does not hold "
+                     "%s: fix the range (first affected, first fixed release) or the expectation",
+                     v->version, w, scenario ? scenario : "expect", modes[k], ki->versions,
+                     ki->nvariants ? " with its 'variants'" : "", v->version);
+            return fail(c, root, "%s", msg);
+        }
+    }
+    return 0;
+}
+
+static int check_ranges(mctx *c, yaml_node_t *root, const cdch_manifest *m)
+{
+    for (size_t i = 0; i < m->nversions; i++) {
+        const cdch_manifest_version *v = &m->versions[i];
+        if (check_range_cites(c, root, m, v, NULL) != 0)
+            return -1;
+        for (size_t k = 0; k < m->nby_scenario; k++)
+            if (check_range_cites(c, root, m, v, m->by_scenario[k].scenario) != 0)
+                return -1;
+        for (size_t k = 0; k < v->nby_scenario; k++)
+            if (check_range_cites(c, root, m, v, v->by_scenario[k].scenario) != 0)
+                return -1;
+    }
+    return 0;
+}
+
 static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
 {
     if (!root || root->type != YAML_MAPPING_NODE)
@@ -518,6 +656,15 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         } else if (strcmp(key, "known_issues") == 0) {
             if (parse_issues(c, v, m) != 0)
                 return -1;
+        } else if (strcmp(key, "native_auth_versions") == 0) {
+            cdch_err verr;
+            cdch_vrange_free(&m->native_auth_versions);
+            if (!scalar(v) || cdch_vrange_parse(scalar(v), &m->native_auth_versions, &verr) != 0)
+                return fail(c, v, "'native_auth_versions': %s", scalar(v) ? verr.msg : "must be a version range");
+            m->has_native_auth_versions = true;
+        } else if (strcmp(key, "shares") == 0) {
+            if (parse_shares(c, v, m) != 0)
+                return -1;
         } else if (strcmp(key, "representations") == 0) {
             if (parse_representations(c, v, &m->representations) != 0)
                 return -1;
@@ -548,7 +695,9 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         return -1;
     if (m->nrun == 0)
         return fail(c, run, "'run' is empty", NULL);
-    return check_causes(c, root, m);
+    if (check_causes(c, root, m) != 0)
+        return -1;
+    return check_ranges(c, root, m);
 }
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err)
@@ -579,28 +728,42 @@ cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err)
 }
 
 
-/* "a, b, c" of the families in dirs (folders with a manifest.yaml). */
-static void list_families(const char *const *dirs, size_t ndirs, char *out, size_t outsz)
+size_t cdch_manifest_families(const char *const *dirs, size_t ndirs, char ***out)
 {
-    char *names[512];
+    char **names = NULL;
     size_t n = 0;
     for (size_t i = 0; i < ndirs; i++) {
         DIR *d = opendir(dirs[i]);
         if (!d)
             continue;
         struct dirent *e;
-        while ((e = readdir(d)) != NULL && n < 512) {
+        while ((e = readdir(d)) != NULL) {
             if (e->d_name[0] == '.')
                 continue;
             char p[PATH_MAX];
             struct stat st;
             snprintf(p, sizeof p, "%s/%s/manifest.yaml", dirs[i], e->d_name);
-            if (stat(p, &st) == 0)
+            bool seen = false;
+            for (size_t k = 0; k < n && !seen; k++)
+                seen = strcmp(names[k], e->d_name) == 0;
+            if (!seen && stat(p, &st) == 0) {
+                names = xrealloc(names, (n + 1) * sizeof *names);
                 names[n++] = xstrdup(e->d_name);
+            }
         }
         closedir(d);
     }
-    qsort(names, n, sizeof *names, cdch_cmp_strp);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cdch_cmp_strp);
+    *out = names;
+    return n;
+}
+
+/* "a, b, c" of the families in dirs (folders with a manifest.yaml). */
+static void list_families(const char *const *dirs, size_t ndirs, char *out, size_t outsz)
+{
+    char **names;
+    size_t n = cdch_manifest_families(dirs, ndirs, &names);
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
@@ -608,6 +771,7 @@ static void list_families(const char *const *dirs, size_t ndirs, char *out, size
             o += (size_t)snprintf(out + o, outsz - o, "%s%s", i ? ", " : "", names[i]);
         free(names[i]);
     }
+    free(names);
     if (!n)
         snprintf(out, outsz, "none (no <family>/manifest.yaml)");
 }
@@ -656,6 +820,85 @@ const cdch_manifest_version *cdch_manifest_find_version(const cdch_manifest *m, 
     return NULL;
 }
 
+void cdch_manifest_version_free(cdch_manifest_version *v)
+{
+    if (!v)
+        return;
+    free_version(v);
+    free(v);
+}
+
+/* "a, b" of the variants the family's pinned versions use ("" when none). */
+static bool family_has_variant(const cdch_manifest *m, const char *variant, cdch_buf *list)
+{
+    bool found = false;
+    for (size_t i = 0; i < m->nversions; i++) {
+        const char *var = cdch_version_variant(m->versions[i].version);
+        if (!*var)
+            continue;
+        if (strcmp(var, variant) == 0)
+            found = true;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(cdch_version_variant(m->versions[k].version), var) == 0;
+        if (!seen)
+            cdch_buf_printf(list, "%s%s", list->len ? ", " : "", var);
+    }
+    return found;
+}
+
+cdch_manifest_version *cdch_manifest_unpinned(const cdch_manifest *m, const char *spec, cdch_err *err)
+{
+    const char *plus = strrchr(spec, '+');
+    const char *variant = plus ? plus + 1 : "";
+    size_t baselen = plus ? (size_t)(plus - spec) : strlen(spec);
+    if (plus && !*variant)
+        return cdch_err_set(err, "%s: '%s': nothing after '+' (FAMILY@VERSION+VARIANT)", m->family, spec), NULL;
+    if (*variant) {
+        cdch_buf list = CDCH_BUF_INIT;
+        bool ok = family_has_variant(m, variant, &list);
+        if (!ok) {
+            cdch_err_set(err, "%s: unknown variant '+%s' in '%s'; the variants of %s: %s", m->family, variant, spec,
+                         m->path, list.len ? cdch_buf_cstr(&list) : "none");
+            cdch_buf_free(&list);
+            return NULL;
+        }
+        cdch_buf_free(&list);
+    }
+    cdch_manifest_version *v = xcalloc(1, sizeof *v);
+    v->source = v->native_auth = v->session = v->representations = v->start_attach = v->hold_end_marker = -1;
+    v->unpinned = true;
+    if (strncmp(spec, "file:", 5) == 0) {
+        char path[PATH_MAX], abs[PATH_MAX];
+        snprintf(path, sizeof path, "%.*s", (int)(baselen - 5), spec + 5);
+        struct stat st;
+        if (!path[0] || !realpath(path, abs) || stat(abs, &st) != 0) {
+            cdch_err_set(err, "%s: local build '%s': %s (FAMILY@file:PATH: a directory or file you built)", m->family,
+                         path, path[0] ? strerror(errno) : "no path after 'file:'");
+            free(v);
+            return NULL;
+        }
+        v->local_path = xstrdup(abs);
+        cdch_buf b = CDCH_BUF_INIT;
+        cdch_buf_printf(&b, "file:%s%s%s", abs, *variant ? "+" : "", variant);
+        v->version = xstrdup(cdch_buf_cstr(&b));
+        cdch_buf_free(&b);
+        return v;
+    }
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)baselen, spec);
+    if (baselen >= sizeof base || !cdch_version_valid(base)) {
+        cdch_err_set(err,
+                     "%s: '%s' is not a version the harness can order (letters, digits, '.', '-', '_'; e.g. "
+                     "3.4.1.Final, v1.12.0, 1.0.9); a local build is FAMILY@file:PATH",
+                     m->family, spec);
+        free(v);
+        return NULL;
+    }
+    v->version = xstrdup(spec);
+    return v;
+}
+
 bool cdch_manifest_files_source(const cdch_manifest *m, const cdch_manifest_version *v)
 {
     return v->source >= 0 ? v->source == 1 : m->files_source;
@@ -663,7 +906,11 @@ bool cdch_manifest_files_source(const cdch_manifest *m, const cdch_manifest_vers
 
 bool cdch_manifest_native_auth(const cdch_manifest *m, const cdch_manifest_version *v)
 {
-    return v->native_auth >= 0 ? v->native_auth == 1 : m->native_auth;
+    if (v->native_auth >= 0)
+        return v->native_auth == 1;
+    if (m->has_native_auth_versions && !v->local_path && cdch_vrange_holds(&m->native_auth_versions, v->version))
+        return true;
+    return m->native_auth;
 }
 
 const char *cdch_manifest_expect(const cdch_manifest_version *v, const char *mode)

@@ -200,6 +200,67 @@ static int parse_quick(mctx *c, yaml_node_t *n)
     return 0;
 }
 
+/* A path relative to the matrix file's folder, made absolute (as given when it does not resolve). */
+static char *rel_path(mctx *c, const char *p)
+{
+    char pth[PATH_MAX * 2], abs[PATH_MAX];
+    if (p[0] == '/')
+        snprintf(pth, sizeof pth, "%s", p);
+    else
+        snprintf(pth, sizeof pth, "%s/%s", c->m->dir, p);
+    return xstrdup(realpath(pth, abs) ? abs : pth);
+}
+
+/* One consumer spec; a local build's path (FAMILY@file:PATH[+variant]) made absolute. */
+static char *consumer_spec(mctx *c, const char *spec)
+{
+    const char *f = strstr(spec, "@file:");
+    if (!f)
+        return xstrdup(spec);
+    const char *path = f + 6, *plus = strrchr(path, '+');
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "%.*s", (int)(plus ? (size_t)(plus - path) : strlen(path)), path);
+    char *abs = rel_path(c, rel);
+    size_t n = strlen(spec) + strlen(abs) + 16;
+    char *out = xcalloc(1, n);
+    snprintf(out, n, "%.*s@file:%s%s", (int)(f - spec), spec, abs, plus ? plus : "");
+    free(abs);
+    return out;
+}
+
+/* consumers: [SPEC | {consumer: SPEC, config: FILE}] */
+static int parse_consumers(mctx *c, yaml_node_t *n)
+{
+    cdch_matrix *m = c->m;
+    if (!n || n->type != YAML_SEQUENCE_NODE)
+        return fail(c, n, "'consumers' must be a list of FAMILY[@VERSION] or {consumer: SPEC, config: FILE}", NULL);
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *e = node(c, *it);
+        const char *spec = scalar(e), *config = NULL;
+        if (!spec && e && e->type == YAML_MAPPING_NODE) {
+            for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
+                yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+                const char *k = scalar(kn), *v = scalar(vn);
+                if (k && strcmp(k, "consumer") == 0 && v && *v)
+                    spec = v;
+                else if (k && strcmp(k, "config") == 0 && v && *v)
+                    config = v;
+                else
+                    return fail(c, kn, "a 'consumers' entry is FAMILY[@VERSION] or {consumer: SPEC, config: FILE}; "
+                                       "bad key '%s'", k ? k : "?");
+            }
+        }
+        if (!spec || !*spec)
+            return fail(c, e, "a 'consumers' entry is FAMILY[@VERSION] or {consumer: SPEC, config: FILE}", NULL);
+        m->consumers = xrealloc(m->consumers, (m->nconsumers + 1) * sizeof *m->consumers);
+        m->consumer_configs = xrealloc(m->consumer_configs, (m->nconsumers + 1) * sizeof *m->consumer_configs);
+        m->consumers[m->nconsumers] = consumer_spec(c, spec);
+        m->consumer_configs[m->nconsumers] = config ? rel_path(c, config) : NULL;
+        m->nconsumers++;
+    }
+    return 0;
+}
+
 /* consumers_dirs: folders, relative to the matrix file, made absolute. */
 static int parse_consumers_dirs(mctx *c, yaml_node_t *vn, const char *k)
 {
@@ -244,7 +305,7 @@ static int load_key(mctx *c, yaml_node_t *kn, yaml_node_t *vn, yaml_node_t **sce
     if (strcmp(k, "consumers_dirs") == 0)
         return parse_consumers_dirs(c, vn, k);
     if (strcmp(k, "consumers") == 0)
-        return str_list(c, vn, k, &m->consumers, &m->nconsumers);
+        return parse_consumers(c, vn);
     if (strcmp(k, "scenarios") == 0) {
         *scen = vn;
         return 0;
@@ -395,6 +456,9 @@ void cdch_matrix_free(cdch_matrix *m)
     free(m->name);
     free(m->description);
     free_strs(m->consumers_dirs, m->nconsumers_dirs);
+    for (size_t i = 0; i < m->nconsumers; i++)
+        free(m->consumer_configs ? m->consumer_configs[i] : NULL);
+    free(m->consumer_configs);
     free_strs(m->consumers, m->nconsumers);
     free_strs(m->scenarios, m->nscenarios);
     free(m->modes);

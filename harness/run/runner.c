@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "activity.h"
+#include "admit.h"
 #include "attach.h"
 #include "events.h"
 #include "gtid.h"
@@ -64,6 +65,10 @@ static double now_s(void)
 typedef struct consumer {
     cdch_manifest *m; /* shared by the versions of a family (owned by run->manifests) */
     const cdch_manifest_version *v;
+    cdch_manifest_version *own; /* v when the manifest does not pin it (cdch_manifest_unpinned), owned */
+    char *config;     /* the user's configuration file (absolute), NULL: the adapter's defaults */
+    char local_version[64]; /* local build: the library version its setup found ("" unknown) */
+    char local_fp[24];      /* local build: fingerprint of its content */
     char cache[PATH_MAX];
     char *setup_error;
     enum { SETUP_PENDING, SETUP_RUNNING, SETUP_DONE } setup; /* under run->mu */
@@ -127,6 +132,8 @@ struct cdch_run {
     size_t done;
     bool *taken;            /* per cell: a worker has it (under mu) */
     double *estimate;       /* per cell: expected seconds (longest first) */
+    bool *heavy;            /* per cell: CPU-heavy (admit.h) */
+    cdch_admit admit;       /* heavy cells and setups running (under mu) */
     bool planned;
     size_t planned_total; /* before sharding */
 };
@@ -166,6 +173,7 @@ cdch_run *cdch_run_new(const cdch_run_opts *o)
     if (r->o.jobs < 1)
         r->o.jobs = 1;
     pthread_mutex_init(&r->mu, NULL);
+    cdch_admit_init(&r->admit, 0);
     pthread_cond_init(&r->changed, NULL);
     pthread_cond_init(&r->keys_made, NULL);
     return r;
@@ -182,11 +190,14 @@ void cdch_run_free(cdch_run *r)
         free(c->warnings);
         free(c->stderr_tail);
         free(c->cell_dir);
+        free(c->config_line);
+        free(c->predict_in_range);
         cdch_diff_free(c->diff);
     }
     free(r->cells);
     free(r->taken);
     free(r->estimate);
+    free(r->heavy);
     for (size_t i = 0; i < r->nstreams; i++) {
         stream *st = &r->streams[i];
         free(st->dir);
@@ -212,8 +223,11 @@ void cdch_run_free(cdch_run *r)
         cdch_diff_schema_free(r->scens[i].schema);
     }
     free(r->scens);
-    for (size_t i = 0; i < r->nconsumers; i++)
+    for (size_t i = 0; i < r->nconsumers; i++) {
         free(r->consumers[i].setup_error);
+        free(r->consumers[i].config);
+        cdch_manifest_version_free(r->consumers[i].own);
+    }
     free(r->consumers);
     for (size_t i = 0; i < r->nmanifests; i++)
         cdch_manifest_free(r->manifests[i]);
@@ -244,40 +258,76 @@ static cdch_manifest *get_manifest(cdch_run *r, const char *family, cdch_err *er
     return m;
 }
 
-static void add_consumer(cdch_run *r, cdch_manifest *m, const cdch_manifest_version *v)
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* Add consumer m@v with a configuration (NULL: none); own: an unpinned
+ * record, taken over (freed when the consumer is already there). */
+static void add_consumer(cdch_run *r, cdch_manifest *m, const cdch_manifest_version *v,
+                         cdch_manifest_version *own, const char *config)
 {
     for (size_t i = 0; i < r->nconsumers; i++)
-        if (r->consumers[i].m == m && r->consumers[i].v == v)
+        if (r->consumers[i].m == m && strcmp(r->consumers[i].v->version, v->version) == 0 &&
+            same_str(r->consumers[i].config, config)) {
+            cdch_manifest_version_free(own);
             return;
+        }
     r->consumers = xrealloc(r->consumers, (r->nconsumers + 1) * sizeof *r->consumers);
     consumer *c = &r->consumers[r->nconsumers++];
     memset(c, 0, sizeof *c);
     c->m = m;
     c->v = v;
+    c->own = own;
+    c->config = config ? xstrdup(config) : NULL;
 }
 
 int cdch_run_add_consumer(cdch_run *r, const char *spec, cdch_err *err)
+{
+    return cdch_run_add_consumer_config(r, spec, NULL, err);
+}
+
+int cdch_run_add_consumer_config(cdch_run *r, const char *spec, const char *config, cdch_err *err)
 {
     char fam[256];
     const char *at = strchr(spec, '@');
     size_t fl = at ? (size_t)(at - spec) : strlen(spec);
     if (fl == 0 || fl >= sizeof fam)
-        return cdch_err_set(err, "bad --consumer '%s' (FAMILY or FAMILY@VERSION)", spec);
+        return cdch_err_set(err, "bad --consumer '%s' (FAMILY, FAMILY@VERSION or FAMILY@file:PATH)", spec);
     memcpy(fam, spec, fl);
     fam[fl] = '\0';
+    char cfg[PATH_MAX];
+    if (config) {
+        struct stat st;
+        if (!realpath(config, cfg) || stat(cfg, &st) != 0 || !S_ISREG(st.st_mode))
+            return cdch_err_set(err, "%s: configuration file '%s': %s", spec, config,
+                                errno ? strerror(errno) : "not a regular file");
+        if (access(cfg, R_OK) != 0)
+            return cdch_err_set(err, "%s: configuration file '%s': %s", spec, config, strerror(errno));
+    }
     cdch_manifest *m = get_manifest(r, fam, err);
     if (!m)
         return -1;
     if (!at || !at[1]) {
         for (size_t i = 0; i < m->nversions; i++)
             if (!m->versions[i].named_only) /* run only when named FAMILY@VERSION (manifest.h) */
-                add_consumer(r, m, &m->versions[i]);
+                add_consumer(r, m, &m->versions[i], NULL, config ? cfg : NULL);
         return 0;
     }
-    const cdch_manifest_version *v = cdch_manifest_find_version(m, at + 1, err);
-    if (!v)
+    cdch_err perr;
+    const cdch_manifest_version *v = cdch_manifest_find_version(m, at + 1, &perr);
+    if (v) {
+        add_consumer(r, m, v, NULL, config ? cfg : NULL);
+        return 0;
+    }
+    /* not pinned: a version the registry may serve, or the user's own build (installed by the same
+     * setup; its expectation is predicted from known_issues, predict.h). A family that installs
+     * nothing (no setup) has only its pinned versions. */
+    if (m->nsetup == 0)
+        return cdch_err_set(err, "%s; %s installs nothing (no 'setup' in its manifest), so only its pinned versions "
+                                 "run", perr.msg, m->family);
+    cdch_manifest_version *own = cdch_manifest_unpinned(m, at + 1, err);
+    if (!own)
         return -1;
-    add_consumer(r, m, v);
+    add_consumer(r, m, own, own, config ? cfg : NULL);
     return 0;
 }
 
@@ -440,6 +490,11 @@ static void plan_all(cdch_run *r)
                 memset(cell, 0, sizeof *cell);
                 cell->family = r->consumers[c].m->family;
                 cell->version = r->consumers[c].v->version;
+                cell->config = r->consumers[c].config;
+                cell->unpinned = r->consumers[c].v->unpinned;
+                cell->local_path = r->consumers[c].v->local_path;
+                cell->local_version = r->consumers[c].local_version;
+                cell->local_fp = r->consumers[c].local_fp;
                 cell->scenario = r->scens[s].s->name;
                 cell->scenario_path = r->scens[s].path;
                 cell->mode = modes[m];
@@ -686,6 +741,8 @@ static void setup_group(cdch_run *r, consumer **group, size_t n)
                       r->o.progress ? r->o.progress : r->o.setup_progress);
     for (size_t i = 0; i < n; i++) {
         snprintf(group[i]->cache, sizeof group[i]->cache, "%s", items[i].dir);
+        snprintf(group[i]->local_fp, sizeof group[i]->local_fp, "%s", items[i].local_fp);
+        snprintf(group[i]->local_version, sizeof group[i]->local_version, "%s", items[i].local_version);
         if (items[i].rc != 0)
             group[i]->setup_error = xstrdup(items[i].err.msg);
     }
@@ -738,9 +795,11 @@ static void *setup_thread(void *arg)
                 group[n++] = c;
             }
         }
+        cdch_admit_started(&r->admit, true); /* a cold setup is heavy work (admit.h); it never waits */
         pthread_mutex_unlock(&r->mu);
         setup_group(r, group, n);
         pthread_mutex_lock(&r->mu);
+        cdch_admit_ended(&r->admit, true);
         for (size_t i = 0; i < n; i++)
             group[i]->setup = SETUP_DONE;
         free(group);
@@ -800,9 +859,31 @@ size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family
  * report directory when there is one (a matrix run again), else a guess from
  * the stream's size and whether the adapter starts per cell. The workers
  * take the longest first, so no long cell is left to the end alone. */
+/* A family's CPU-seconds per byte of stream over the cells of an earlier
+ * report (cells of at least 1 MB that measured their CPU); -1 when none. */
+static double family_cpu_rate(const cdch_jv *cells, const char *family)
+{
+    double cpu = 0, bytes = 0;
+    for (size_t k = 0; cells && cells->type == CDCH_JV_ARRAY && k < cells->u.arr.n; k++) {
+        const cdch_jv *o = cells->u.arr.items[k];
+        const cdch_jv *fa = cdch_jv_get(o, "family"), *cs = cdch_jv_get(o, "cpu_seconds"),
+                      *sb = cdch_jv_get(o, "stream_bytes");
+        if (!fa || !cs || !sb || fa->type != CDCH_JV_STRING || cs->type != CDCH_JV_NUMBER ||
+            sb->type != CDCH_JV_NUMBER || strcmp(fa->u.str.ptr, family) != 0)
+            continue;
+        double c = atof(cs->raw), b = atof(sb->raw);
+        if (c >= 0 && b >= 1e6) {
+            cpu += c;
+            bytes += b;
+        }
+    }
+    return bytes > 0 ? cpu / bytes : -1;
+}
+
 static void estimate_cells(cdch_run *r)
 {
     r->estimate = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->estimate);
+    r->heavy = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->heavy);
     cdch_arena a = CDCH_ARENA_INIT;
     const cdch_jv *cells = NULL;
     char *text = NULL;
@@ -828,6 +909,7 @@ static void estimate_cells(cdch_run *r)
         if (ex && cdch_verdict_parse(ex, &ev) == 0 && ev == CDCH_VERDICT_HANG)
             guess += r->o.timeout_s;
         r->estimate[i] = guess;
+        double cpu = -1; /* its CPU-seconds, as far as an earlier report tells (admit.h) */
         for (size_t k = 0; cells && cells->type == CDCH_JV_ARRAY && k < cells->u.arr.n; k++) {
             const cdch_jv *o = cells->u.arr.items[k];
             const cdch_jv *fa = cdch_jv_get(o, "family"), *ve = cdch_jv_get(o, "version"),
@@ -837,9 +919,18 @@ static void estimate_cells(cdch_run *r)
                 strcmp(fa->u.str.ptr, c->family) == 0 && strcmp(ve->u.str.ptr, c->version) == 0 &&
                 strcmp(sc->u.str.ptr, c->scenario) == 0 && strcmp(mo->u.str.ptr, c->mode) == 0) {
                 r->estimate[i] = atof(se->raw);
+                const cdch_jv *cs = cdch_jv_get(o, "cpu_seconds");
+                if (cs && cs->type == CDCH_JV_NUMBER && atof(cs->raw) >= 0)
+                    cpu = atof(cs->raw);
                 break;
             }
         }
+        if (cpu < 0 && st->stats.bytes >= ((uint64_t)1 << 20)) {
+            double rate = family_cpu_rate(cells, c->family);
+            if (rate >= 0)
+                cpu = rate * (double)st->stats.bytes;
+        }
+        r->heavy[i] = cdch_admit_heavy(cpu, st->stats.bytes);
     }
     cdch_arena_free(&a);
     free(text);
@@ -992,8 +1083,9 @@ static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv,
         session_end(ws);
     ws->launched = !ws->p;
     if (!ws->p) {
-        char *senv[5] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
-                         xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin), NULL};
+        char *senv[6] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
+                         xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin),
+                         con->config ? xprintf("CDCH_CONFIG=%s", con->config) : NULL, NULL};
         cdch_proc_opts po = {argv, con->m->dir, senv, NULL, true};
         ws->p = cdch_proc_spawn(&po, err);
         for (size_t i = 0; senv[i]; i++)
@@ -1110,7 +1202,33 @@ typedef struct watch {
     uint64_t pending;     /* bytes in flight to the consumer at the last look */
     uint64_t out_bytes;   /* stdout bytes read at the last look, lines or not */
     double out_t;         /* when that count last moved */
+    /* the consumer's own clock (activity.h cdch_activity_cpu_seconds): CPU seconds of its process tree */
+    double cpu_t;         /* when it was last read (0: never) */
+    double cpu0;          /* at the cell's start */
+    double cpu;           /* at the last read */
+    double cpu_progress;  /* at the last progress (a stdout line) */
+    double progress_t;    /* that progress's time */
+    char hang_how[160];   /* why the timeout said hang */
 } watch;
+
+/* The consumer's CPU seconds, read every 0.5 s, and its CPU at its last
+ * progress (a stdout line). */
+static void sample_cpu(cellrun *c, watch *w, double t)
+{
+    if (w->cpu_t == 0 || t - w->cpu_t >= 0.5) {
+        double cpu = cdch_activity_cpu_seconds(cdch_proc_pid(c->p));
+        if (cpu >= 0) {
+            if (w->cpu_t == 0)
+                w->cpu0 = w->cpu_progress = cpu;
+            w->cpu = cpu;
+        }
+        w->cpu_t = t;
+    }
+    if (c->io.last_activity != w->progress_t) {
+        w->progress_t = c->io.last_activity;
+        w->cpu_progress = w->cpu;
+    }
+}
 
 /* How long the consumer has been quiet: no stdout line, no thread runnable
  * or in I/O wait, no output of its waiting in our pipes, and no progress in
@@ -1233,6 +1351,8 @@ static void adapter_command(cellrun *c)
     env[ne++] = xprintf("CDCH_BIN=%s", c->r->bin);
     env[ne++] = xprintf("CDCH_SCENARIO=%s", c->sc->run_path);
     env[ne++] = xprintf("CDCH_MODE=%s", c->cell->mode);
+    if (c->con->config)
+        env[ne++] = xprintf("CDCH_CONFIG=%s", c->con->config);
     env[ne] = NULL;
     c->ne = ne;
     c->argv = xcalloc(c->con->m->nrun + 1, sizeof *c->argv);
@@ -1360,8 +1480,10 @@ static bool went_idle(cellrun *c, watch *w, double t)
 static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
 {
     const cdch_run *r = c->r;
-    /* a consumer still starting (a JVM under load) is busy, not hung */
-    if (!c->io.any_line && t - c->t0 >= w->startup && quiet_for(c, w, t) >= 1.0)
+    sample_cpu(c, w, t);
+    /* a consumer still starting (a JVM under load) is busy, not hung: it is out of time when it has
+     * been quiet past the startup timeout, or spent that many CPU-seconds without a line */
+    if (!c->io.any_line && ((t - c->t0 >= w->startup && quiet_for(c, w, t) >= 1.0) || w->cpu - w->cpu0 >= w->startup))
         return CDCH_STOP_STARTUP_TIMEOUT;
     if (c->obs->n >= c->st->expected->n && quiet_for(c, w, t) >= r->o.grace_s)
         return CDCH_STOP_DONE;
@@ -1388,11 +1510,20 @@ static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
         return CDCH_STOP_NOT_RESUMED;
     if (c->prim && went_idle(c, w, t))
         return CDCH_STOP_IDLE_AFTER_STREAM;
-    /* hung: no progress (no stdout line) for the timeout while quiet (blocked, not working); a
-     * consumer busy all along (slow under load, or spinning) gets four times the timeout */
+    /* hung, in the consumer's own time: no progress (no stdout line) for the timeout while quiet
+     * (blocked: no thread runnable, nothing in flight), or the timeout's worth of its own CPU-seconds
+     * spent since its last line (spinning). A consumer starved by the machine's load is runnable, so
+     * never quiet, and gets no CPU, so its budget does not run down: load never makes a hang. */
     double progress = c->io.last_activity > c->t0 ? c->io.last_activity : c->t0;
-    if ((t - progress >= r->o.timeout_s && quiet_for(c, w, t) >= 2.0) || t - c->t0 >= 4 * r->o.timeout_s)
+    if (t - progress >= r->o.timeout_s && quiet_for(c, w, t) >= 2.0) {
+        snprintf(w->hang_how, sizeof w->hang_how, "blocked: no output, no thread running, nothing in flight");
         return CDCH_STOP_TIMEOUT;
+    }
+    if (w->cpu - w->cpu_progress >= r->o.timeout_s) {
+        snprintf(w->hang_how, sizeof w->hang_how, "%.0f CPU-seconds of its own spent without output",
+                 w->cpu - w->cpu_progress);
+        return CDCH_STOP_TIMEOUT;
+    }
     return CDCH_STOP_NONE;
 }
 
@@ -1443,6 +1574,7 @@ static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason
         c->obs->nctl = nctl;
     }
     oc->reason = why;
+    oc->hang_how = why == CDCH_STOP_TIMEOUT && w->hang_how[0] ? w->hang_how : NULL; /* w outlives the judgement */
     cell->exit_status = oc->exit_status;
     cell->exit_signal = oc->exit_signal;
     if (why != CDCH_STOP_EXITED) {
@@ -1587,6 +1719,18 @@ static void run_cell_steps(cdch_run *r, size_t ci, wstate *ws)
     cell->stop = c.oc.reason;
     cell->got_ready = c.oc.got_ready;
     cell->observed_rows = c.obs->n;
+    cell->invalid_lines = c.obs->invalid;
+    snprintf(cell->first_invalid, sizeof cell->first_invalid, "%s", c.obs->invalid ? c.obs->first_invalid : "");
+    cell->watermark_seen = c.io.watermark_at > 0;
+    for (size_t i = 0; i < c.obs->nctl; i++) {
+        const cdch_ctl *ctl = &c.obs->ctl[i];
+        if (ctl->kind == CDCH_CTL_CONFIG && !cell->config_line)
+            cell->config_line = xstrdup(ctl->message);
+        else if (ctl->kind == CDCH_CTL_CONFIG_ERROR && !harness_msg)
+            harness_msg = xprintf("the %s adapter cannot honour the configuration%s%s: %s", cell->family,
+                                  c.con->config ? " " : "", c.con->config ? c.con->config : "",
+                                  ctl->message[0] ? ctl->message : "(no message)");
+    }
     if (!harness_msg && cdch_proc_interrupted() && c.oc.reason != CDCH_STOP_EXITED)
         harness_msg = xprintf("interrupted: the harness was stopped while the adapter ran");
     if (harness_msg) {
@@ -1634,8 +1778,8 @@ static size_t take_cell(cdch_run *r, const wstate *ws)
                 continue;
             left = true;
             size_t ci = r->cells[i].consumer_idx;
-            if (r->consumers[ci].setup != SETUP_DONE)
-                continue;
+            if (r->consumers[ci].setup != SETUP_DONE || !cdch_admit_may_start(&r->admit, r->heavy[i]))
+                continue; /* not installed yet, or heavy with every core taken by heavy work (admit.h) */
             if (best == SIZE_MAX || r->estimate[i] > r->estimate[best])
                 best = i;
             if (ws->p && ws->consumer_idx == ci && (best_own == SIZE_MAX || r->estimate[i] > r->estimate[best_own]))
@@ -1646,6 +1790,7 @@ static size_t take_cell(cdch_run *r, const wstate *ws)
         size_t i = best_own != SIZE_MAX ? best_own : best;
         if (i != SIZE_MAX) {
             r->taken[i] = true;
+            cdch_admit_started(&r->admit, r->heavy[i]);
             return i;
         }
         pthread_cond_wait(&r->changed, &r->mu);
@@ -1664,6 +1809,9 @@ static void *worker(void *arg)
             break;
         run_cell(r, i, &ws);
         pthread_mutex_lock(&r->mu);
+        cdch_admit_ended(&r->admit, r->heavy[i]);
+        if (r->heavy[i])
+            pthread_cond_broadcast(&r->changed); /* a heavy cell may start in its place */
         r->done++;
         if (r->o.on_cell)
             r->o.on_cell(r->o.on_cell_ud, &r->cells[i], r->done, r->ncells);

@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "run_internal.h"
 #include "sys.h"
+#include "version.h"
 
 #include <dirent.h>
 
@@ -80,24 +81,24 @@ static void fp_walk(const char *root, const char *rel, fplist *l)
     closedir(d);
 }
 
-/* FNV-1a over the sorted relative paths and contents of every file of the
- * family's folder, and the version: "v1 <hex>". */
-static void fingerprint(const cdch_manifest *m, const char *key, char *out, size_t outsz)
+/* Feed h with the sorted relative paths and contents of every file under root. */
+static uint64_t hash_tree(uint64_t h, const char *root)
 {
     fplist l = {NULL, 0, 0};
-    fp_walk(m->dir, "", &l);
+    struct stat st;
+    if (stat(root, &st) == 0 && S_ISREG(st.st_mode)) { /* one file (a local build's jar, wheel, tarball) */
+        l.paths = malloc(sizeof *l.paths);
+        if (l.paths && (l.paths[0] = strdup("")) != NULL)
+            l.n = 1;
+    } else {
+        fp_walk(root, "", &l);
+    }
     if (l.n > 1)
         qsort(l.paths, l.n, sizeof *l.paths, cdch_cmp_strp);
-    /* not FNV's offset basis (14695981039346656037, a digit longer) but kept: the cache's .ok stamps
-     * depend on it, and any other start would reinstall every adapter */
-    uint64_t h = 1469598103934665603ull;
-    h = run_fnv1a(h, key, strlen(key) + 1);
-    for (size_t i = 0; i < m->nsetup; i++)
-        h = run_fnv1a(h, m->setup[i], strlen(m->setup[i]) + 1);
     for (size_t i = 0; i < l.n; i++) {
         h = run_fnv1a(h, l.paths[i], strlen(l.paths[i]) + 1);
         char full[PATH_MAX * 2];
-        snprintf(full, sizeof full, "%s/%s", m->dir, l.paths[i]);
+        snprintf(full, sizeof full, "%s%s%s", root, *l.paths[i] ? "/" : "", l.paths[i]);
         FILE *f = fopen(full, "rb");
         if (f) {
             char buf[65536];
@@ -109,6 +110,27 @@ static void fingerprint(const cdch_manifest *m, const char *key, char *out, size
         free(l.paths[i]);
     }
     free(l.paths);
+    return h;
+}
+
+/* FNV-1a over the sorted relative paths and contents of every file of the
+ * family's folder (and of its `shares`), and the version: "v1 <hex>"; a
+ * local build's content fingerprint (local_fp, NULL: none) is part of it. */
+static void fingerprint(const cdch_manifest *m, const char *key, const char *local_fp, char *out, size_t outsz)
+{
+    /* not FNV's offset basis (14695981039346656037, a digit longer) but kept: the cache's .ok stamps
+     * depend on it, and any other start would reinstall every adapter */
+    uint64_t h = 1469598103934665603ull;
+    h = run_fnv1a(h, key, strlen(key) + 1);
+    for (size_t i = 0; i < m->nsetup; i++)
+        h = run_fnv1a(h, m->setup[i], strlen(m->setup[i]) + 1);
+    h = hash_tree(h, m->dir);
+    for (size_t i = 0; i < m->nshares; i++) { /* folders the family's setup or adapter use besides its own */
+        h = run_fnv1a(h, m->shares[i], strlen(m->shares[i]) + 1);
+        h = hash_tree(h, m->shares[i]);
+    }
+    if (local_fp)
+        h = run_fnv1a(h, local_fp, strlen(local_fp) + 1);
     snprintf(out, outsz, "v1 %016llx\n", (unsigned long long)h);
 }
 
@@ -201,6 +223,28 @@ static void tail_file(const char *path, int lines, char *out, size_t outsz)
     snprintf(out, outsz, "%s", buf + b);
 }
 
+/* The text after prefix on the last line of the log that starts with it. */
+static bool said_line(const char *logp, const char *prefix, char *out, size_t outsz)
+{
+    FILE *f = fopen(logp, "rb");
+    if (!f)
+        return false;
+    char line[4096];
+    bool found = false;
+    size_t pl = strlen(prefix);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, prefix, pl) != 0)
+            continue;
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        snprintf(out, outsz, "%s", line + pl);
+        found = true;
+    }
+    fclose(f);
+    return found;
+}
+
 typedef struct logctx {
     FILE *log;
 } logctx;
@@ -237,7 +281,11 @@ static void setup_failure(bool timed_out, double timeout_s, int status, int sig,
 
 /* Where one version lives in the cache, and how its install went. */
 typedef struct vpaths {
-    char key[256]; /* the install's name: the version, or V for "V+variant" with variant_setup: shared */
+    char key[256]; /* the install's name: the version, or V for "V+variant" with variant_setup: shared;
+                    * local-<hash of the path>[+variant] for a local build */
+    char arg[PATH_MAX + 256]; /* the VERSION setup is given: key, or "file:PATH[+variant]" */
+    const cdch_manifest_version *v;
+    char local_fp[24]; /* a local build's content fingerprint */
     char dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
     char fp[64];   /* the adapter's fingerprint for key */
     int lockfd;    /* -1: not locked */
@@ -264,7 +312,7 @@ static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const 
     for (size_t i = 0; i < n; i++)
         cdch_buf_printf(&keys, "%s%s", i ? ", " : "", vp[i]->key);
     if (log_to && n == 1)
-        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, vp[0]->key, logp);
+        fprintf(log_to, "setup %s@%s (log: %s)\n", m->family, vp[0]->arg, logp);
     else if (log_to)
         fprintf(log_to, "setup %s@%s: %zu versions in one run (log: %s)\n", m->family, cdch_buf_cstr(&keys), n, logp);
     char **argv = calloc(m->nsetup + 2 * n + 1, sizeof *argv);
@@ -276,14 +324,19 @@ static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const 
     for (size_t i = 0; i < m->nsetup; i++)
         argv[i] = m->setup[i];
     for (size_t i = 0; i < n; i++) {
-        argv[m->nsetup + 2 * i] = vp[i]->key;
+        argv[m->nsetup + 2 * i] = vp[i]->arg;
         argv[m->nsetup + 2 * i + 1] = vp[i]->dir;
     }
-    char e_cache[PATH_MAX + 16], e_root[PATH_MAX + 24], e_ver[300];
+    char e_cache[PATH_MAX + 16], e_root[PATH_MAX + 24], e_ver[PATH_MAX + 300], e_local[PATH_MAX + 16];
     snprintf(e_cache, sizeof e_cache, "CDCH_CACHE=%s", vp[0]->dir);
     snprintf(e_root, sizeof e_root, "CDCH_CACHE_ROOT=%s", root);
-    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", vp[0]->key);
-    char *env1[] = {e_cache, e_root, e_ver, NULL}, *envn[] = {e_root, NULL};
+    snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", vp[0]->arg);
+    snprintf(e_local, sizeof e_local, "CDCH_LOCAL=%s", vp[0]->v && vp[0]->v->local_path ? vp[0]->v->local_path : "");
+    char e_unpinned[] = "CDCH_UNPINNED=1";
+    bool unpinned = n == 1 && vp[0]->v && vp[0]->v->unpinned;
+    char *env1[] = {e_cache, e_root, e_ver, unpinned ? e_unpinned : NULL, e_local, NULL}, *envn[] = {e_root, NULL};
+    if (!(vp[0]->v && vp[0]->v->local_path))
+        env1[4] = NULL;
     fprintf(log, "# %s@%s: setup in %s:", m->family, cdch_buf_cstr(&keys), m->dir);
     cdch_buf_free(&keys);
     for (size_t i = 0; argv[i]; i++)
@@ -324,7 +377,14 @@ static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const 
     char tail[4096], how[80];
     tail_file(logp, 15, tail, sizeof tail);
     setup_failure(timed_out, limit, status, sig, how, sizeof how);
-    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, vp[0]->key, how,
+    char said[1024];
+    if (!timed_out && !sig && (status == 3 || status == 4) && n == 1 &&
+        said_line(logp, status == 3 ? "setup: not served: " : "setup: unsupported: ", said, sizeof said))
+        return cdch_err_set(err, "%s@%s %s: %s (setup log: %s)", m->family, vp[0]->arg,
+                            status == 3 ? "is not served by the family's registry; it answered"
+                                        : "cannot be run by the family's adapter",
+                            said, logp);
+    return cdch_err_set(err, "setup of %s@%s failed (%s); log: %s; last lines:\n%s", m->family, vp[0]->arg, how,
                         logp, tail);
 }
 
@@ -415,12 +475,26 @@ static int version_paths(const cdch_manifest *m, const cdch_manifest_version *v,
                          cdch_err *err)
 {
     vp->lockfd = -1;
-    if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
-        return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
-    /* variant_setup: shared -- "2.7.4.Final+retry" runs on the install of "2.7.4.Final" */
-    snprintf(vp->key, sizeof vp->key, "%s", v->version);
-    if (m->variant_setup_shared && strchr(vp->key, '+') && strchr(vp->key, '+') != vp->key)
-        *strchr(vp->key, '+') = '\0';
+    vp->v = v;
+    if (v->local_path) {
+        /* the user's build: one install per path, its stamp keyed by the content */
+        const char *var = cdch_version_variant(v->version);
+        bool keep_var = *var && !m->variant_setup_shared;
+        uint64_t ph = run_fnv1a(RUN_FNV1A_INIT, v->local_path, strlen(v->local_path));
+        snprintf(vp->key, sizeof vp->key, "local-%016llx%s%s", (unsigned long long)ph, keep_var ? "+" : "",
+                 keep_var ? var : "");
+        snprintf(vp->arg, sizeof vp->arg, "file:%s%s%s", v->local_path, keep_var ? "+" : "", keep_var ? var : "");
+        snprintf(vp->local_fp, sizeof vp->local_fp, "%016llx",
+                 (unsigned long long)hash_tree(RUN_FNV1A_INIT, v->local_path));
+    } else {
+        if (strchr(v->version, '/') || strcmp(v->version, "..") == 0 || strcmp(v->version, ".") == 0)
+            return cdch_err_set(err, "%s: version '%s' cannot be used as a directory name", m->family, v->version);
+        /* variant_setup: shared -- "2.7.4.Final+retry" runs on the install of "2.7.4.Final" */
+        snprintf(vp->key, sizeof vp->key, "%s", v->version);
+        if (m->variant_setup_shared && strchr(vp->key, '+') && strchr(vp->key, '+') != vp->key)
+            *strchr(vp->key, '+') = '\0';
+        snprintf(vp->arg, sizeof vp->arg, "%s", vp->key);
+    }
     char famdir[PATH_MAX];
     snprintf(famdir, sizeof famdir, "%s/%s", root, m->family);
     snprintf(vp->dir, sizeof vp->dir, "%s/%s", famdir, vp->key);
@@ -491,14 +565,19 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
     qsort(sorted, nu, sizeof *sorted, cmp_vpaths_key);
     for (size_t k = 0; k < nu; k++)
         if (lock_version(sorted[k], &sorted[k]->err) == 0)
-            fingerprint(m, sorted[k]->key, sorted[k]->fp, sizeof sorted[k]->fp);
+            fingerprint(m, sorted[k]->key, sorted[k]->local_fp[0] ? sorted[k]->local_fp : NULL, sorted[k]->fp,
+                        sizeof sorted[k]->fp);
     /* what is not installed yet (or whose adapter changed since) */
     size_t nn = 0, nchanged = 0;
     cdch_buf changed = CDCH_BUF_INIT;
     for (size_t k = 0; k < nu; k++) {
         vpaths *u = uniq[k];
         if (u->lockfd >= 0 && !stamp_matches(u->stamp, u->fp)) {
-            if (exists(u->stamp))
+            if (exists(u->stamp) && u->v->local_path && log_to)
+                fprintf(log_to, "setup %s@%s: %s or the adapter changed since it was installed (content %s); "
+                                "installing again\n",
+                        m->family, u->arg, u->v->local_path, u->local_fp);
+            else if (exists(u->stamp))
                 cdch_buf_printf(&changed, "%s%s", nchanged++ ? ", " : "", u->key);
             need[nn++] = u;
         }
@@ -508,17 +587,40 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
         fprintf(log_to, "setup %s@%s: the adapter in %s changed since %s installed; installing again\n", m->family,
                 cdch_buf_cstr(&changed), m->dir, nchanged > 1 ? "they were" : "it was");
     cdch_buf_free(&changed);
-    if (m->setup_batch && nn > 1 && m->nsetup > 0)
-        install_batch(m, need, nn, root, timeout_s, log_to);
+    /* a version the manifest does not pin is installed alone: its setup's answer (not served,
+     * unsupported) is its own */
+    size_t npinned = 0;
+    for (size_t j = 0; j < nn; j++)
+        if (!need[j]->v->unpinned) {
+            vpaths *t = need[npinned];
+            need[npinned++] = need[j];
+            need[j] = t;
+        }
+    if (m->setup_batch && npinned > 1 && m->nsetup > 0)
+        install_batch(m, need, npinned, root, timeout_s, log_to);
     else
-        for (size_t j = 0; j < nn; j++)
+        for (size_t j = 0; j < npinned; j++)
             if (install_one(m, need[j], root, timeout_s, log_to, &need[j]->err) == 0)
                 cdch_err_clear(&need[j]->err);
+    for (size_t j = npinned; j < nn; j++)
+        if (install_one(m, need[j], root, timeout_s, log_to, &need[j]->err) == 0)
+            cdch_err_clear(&need[j]->err);
     for (size_t k = 0; k < nu; k++)
         unlock_version(uniq[k]);
     for (size_t i = 0; i < n; i++) {
         if (items[i].rc)
             continue;
+        snprintf(items[i].local_fp, sizeof items[i].local_fp, "%s", vp[i].install->local_fp);
+        if (items[i].v->local_path) {
+            char lv[PATH_MAX + 32];
+            snprintf(lv, sizeof lv, "%s/local-version", vp[i].dir);
+            FILE *f = fopen(lv, "rb");
+            if (f) {
+                if (fgets(items[i].local_version, sizeof items[i].local_version, f))
+                    items[i].local_version[strcspn(items[i].local_version, "\r\n")] = '\0';
+                fclose(f);
+            }
+        }
         const cdch_err *e = &vp[i].install->err;
         items[i].rc = e->msg[0] ? -1 : 0;
         if (items[i].rc)

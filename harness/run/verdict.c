@@ -368,8 +368,12 @@ static void judge_tail(judge_ctx *j)
               "no ready line or event within the startup timeout; nothing after %zu of %zu rows; next: %s",
               d->matched_rows, d->expected_rows, where);
     } else {
-        found(j, CDCH_VERDICT_HANG, "no progress and no exit before the %.0f s timeout; stuck before %s", o->timeout_s,
-              where);
+        if (o->hang_how)
+            found(j, CDCH_VERDICT_HANG, "no progress and no exit before the %.0f s timeout (%s); stuck before %s",
+                  o->timeout_s, o->hang_how, where);
+        else
+            found(j, CDCH_VERDICT_HANG, "no progress and no exit before the %.0f s timeout; stuck before %s",
+                  o->timeout_s, where);
     }
 }
 

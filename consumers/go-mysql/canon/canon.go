@@ -498,13 +498,43 @@ func Time(t time.Time, instant bool, fsp int) []byte {
 	return JSONString(FixFSP(t.Format("2006-01-02 15:04:05.000000"), fsp))
 }
 
+// StringZone is the zone go-mysql formats TIMESTAMP strings in under the
+// TimestampStringLocation setting loc (nil there: the value of time.Unix, the
+// process's Local), as canon.Column.TSLoc takes it: nil for UTC.
+func StringZone(loc *time.Location) *time.Location {
+	switch {
+	case loc == time.UTC:
+		return nil
+	case loc == nil:
+		return time.Local
+	}
+	return loc
+}
+
+// TimestampString maps a TIMESTAMP the library formatted as a string in the
+// zone loc (nil: UTC, the string as it is) to the canonical UTC form with fsp
+// fraction digits. MySQL's zero value and a string that does not parse are
+// left as they are (with FixFSP).
+func TimestampString(s string, loc *time.Location, fsp int) string {
+	if loc != nil && loc != time.UTC && !strings.HasPrefix(s, "0000-00-00") {
+		if t, err := time.ParseInLocation("2006-01-02 15:04:05.999999", s, loc); err == nil {
+			return FixFSP(t.UTC().Format("2006-01-02 15:04:05.000000"), fsp)
+		}
+	}
+	return FixFSP(s, fsp)
+}
+
 // LibVersion is the version of the module at path that the running adapter
 // was built with ("" when unknown): the adapters name it in their messages.
+// A module replaced by a directory (a local build) is named by the directory.
 func LibVersion(path string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, m := range bi.Deps {
 			if m.Path == path {
 				if m.Replace != nil {
+					if m.Replace.Version == "" && m.Replace.Path != "" {
+						return "file:" + m.Replace.Path
+					}
 					return m.Replace.Version
 				}
 				return m.Version
@@ -539,6 +569,10 @@ type Column struct {
 	Unsigned  bool   // SIGNEDNESS optional metadata
 	Charset   string // from the collation (DEFAULT_CHARSET/COLUMN_CHARSET metadata), "" unknown
 	Enum, Set []string
+	// TSLoc: the zone the library formats TIMESTAMP strings in when it is
+	// not UTC (BinlogSyncerConfig.TimestampStringLocation, nil there meaning
+	// the process's Local); nil = UTC, the strings are printed as they are.
+	TSLoc *time.Location
 }
 
 // RealType resolves MYSQL_TYPE_STRING into CHAR/ENUM/SET (meta byte 0).
@@ -594,6 +628,9 @@ func ByBinlogType(c *Column, v any) ([]byte, error) {
 		}
 	case TypeDate, TypeNewDate, TypeDatetime, TypeTimestamp, TypeTime:
 		if s, ok := v.(string); ok {
+			if c.Type == TypeTimestamp {
+				return JSONString(TimestampString(s, c.TSLoc, 0)), nil
+			}
 			return JSONString(s), nil
 		}
 		if t, ok := v.(time.Time); ok && (c.Type == TypeDatetime || c.Type == TypeTimestamp) {
@@ -601,6 +638,9 @@ func ByBinlogType(c *Column, v any) ([]byte, error) {
 		}
 	case TypeDatetime2, TypeTimestamp2, TypeTime2:
 		if s, ok := v.(string); ok {
+			if c.Type == TypeTimestamp2 {
+				return JSONString(TimestampString(s, c.TSLoc, int(c.Meta))), nil
+			}
 			return JSONString(FixFSP(s, int(c.Meta))), nil
 		}
 		if t, ok := v.(time.Time); ok && c.Type != TypeTime2 {

@@ -267,7 +267,7 @@ type sessionCmd struct {
 }
 
 // inherited: variables of the session's own environment a cell's env may lack.
-var inherited = []string{"CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN"}
+var inherited = []string{"CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN", "CDCH_CONFIG"}
 
 func cellLookup(env map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) {

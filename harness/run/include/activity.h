@@ -28,6 +28,12 @@
  * in uninterruptible sleep (false when pid is gone). */
 bool cdch_activity_busy(pid_t pid);
 
+/* CPU seconds (user + system) used so far by process `pid` and every
+ * descendant alive now, with the children each has waited for; -1 when pid
+ * is gone. The consumer's own clock for the cell timeout (runner.h): a
+ * consumer starved of CPU by the machine's load does not advance it. */
+double cdch_activity_cpu_seconds(pid_t pid);
+
 /* Bytes in flight on the TCP connections of the local server on `port`:
  * the server side's send queue plus the client side's receive queue, over
  * every connection to 127.0.0.1:port (IPv4 and IPv6). 0 when there is

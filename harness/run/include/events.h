@@ -108,11 +108,13 @@ typedef enum cdch_ctl_kind {
     CDCH_CTL_READY = 1,
     CDCH_CTL_ERROR,
     CDCH_CTL_OTHER, /* a "kind" we do not know: kept, ignored */
+    CDCH_CTL_CONFIG,       /* {"kind":"config","effective":{...},"kept":{...}}: the settings the library was given */
+    CDCH_CTL_CONFIG_ERROR, /* {"kind":"config-error","message":...}: a setting the adapter cannot honour */
 } cdch_ctl_kind;
 
 typedef struct cdch_ctl {
     cdch_ctl_kind kind;
-    const char *message; /* error message ("" when none given) */
+    const char *message; /* error message ("" when none given); for CONFIG the whole line */
     size_t at;           /* number of change events before this line */
     uint64_t line;
 } cdch_ctl;

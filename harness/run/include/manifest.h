@@ -32,7 +32,21 @@
  * the harness installs the versions a run needs in one run of it; setup.h), named_only (bool,
  * version: not one of the family's "every pinned version" — `--consumer
  * FAMILY`, a matrix's `consumers: [FAMILY]`, hence the default matrix —
- * but run when named FAMILY@VERSION, e.g. by the soak matrix ci/soak.yaml).
+ * but run when named FAMILY@VERSION, e.g. by the soak matrix ci/soak.yaml),
+ * shares (list of folders relative to the family's: their content is part
+ * of the setup fingerprint, setup.h), native_auth_versions (a range: the
+ * versions, pinned or not, that speak only mysql_native_password).
+ *
+ * known_issues entries: id, kind, compression, summary, evidence, versions
+ * (required: a range in version.h's grammar, "*" for every version),
+ * variants (optional list: only versions run with one of these variants;
+ * "none" = without a variant), versions_note (free text), effect (optional
+ * {mode: verdict}: what the issue does to every scenario, for issues no
+ * pinned version shows; predict.h), startup (bool: the consumer fails
+ * before it reads the stream; its effect wins). At load, every
+ * pinned version whose expectation cites an issue must be in that issue's
+ * range and variants: a range that contradicts the pinned evidence does not
+ * load.
  *
  * An expectation is "VERDICT [CAUSE...]": a verdict name, then the ids of
  * the known issues that explain it ("silent-skip no-type-40"). Every
@@ -49,6 +63,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "version.h"
 
 /* expect_by_scenario entry: the verdicts one scenario should give */
 typedef struct cdch_manifest_sexpect {
@@ -70,8 +85,21 @@ typedef struct cdch_known_issue {
     bool compression;  /* about compressed streams (type 40 / payloads) */
     char *summary;     /* one line */
     char *evidence;    /* source file:line at that version, or an upstream issue / commit */
-    char *versions;    /* free text, NULL when not given */
+    char *versions;    /* the range as written (version.h grammar: "*", ">= 2.0.0.Final, < 2.4.0.Final", ...) */
+    cdch_vrange range; /* versions, parsed (required: a manifest without it does not load) */
+    char **variants;   /* `variants: [unwrap, none]`: only versions run with these variants ("none": without
+                        * one); NULL: every variant */
+    size_t nvariants;
+    char *versions_note; /* free text for humans (which versions were checked, what is not located), or NULL */
+    char *effect[3];   /* `effect: {uncompressed: V, compressed: V, flip: V}`: the verdict the issue gives every
+                        * scenario in that mode where no pinned version shows it (predict.h); NULL: none */
+    bool startup;      /* `startup: true`: the consumer fails before it reads the stream, so its `effect` is
+                        * every cell's, whatever else is in range (predict.h) */
 } cdch_known_issue;
+
+/* Whether known issue ki concerns version ("V[+variant]"): V in its range and
+ * the variant among its `variants`. */
+bool cdch_known_issue_holds(const cdch_known_issue *ki, const char *version);
 
 const char *cdch_issue_kind_name(cdch_issue_kind k); /* "consumer-defect", ... */
 
@@ -97,6 +125,10 @@ typedef struct cdch_manifest_version {
     int start_attach;          /* -1: the family's `start`; 1 `start: attach`, 0 `start: empty` */
     int hold_end_marker;       /* -1: the family's `hold_end_marker`; else 0/1 */
     bool named_only;           /* named_only: left out of FAMILY (every pinned version); run as FAMILY@VERSION */
+    /* not from the manifest (cdch_manifest_unpinned): a version the manifest does not pin, or a local build */
+    bool unpinned;             /* installed from the registry like a pinned one; its expectation is predicted
+                                * from known_issues (predict.h) */
+    char *local_path;          /* FAMILY@file:PATH: the user's build (absolute), NULL for a registry version */
 } cdch_manifest_version;
 
 typedef struct cdch_manifest {
@@ -123,16 +155,35 @@ typedef struct cdch_manifest {
     bool hold_end_marker;      /* hold_end_marker: true — the watermark waits for the consumer (runner.h) */
     bool variant_setup_shared; /* variant_setup: shared — "V+variant" uses the install of "V" (setup.h) */
     bool setup_batch;          /* setup_batch: true — setup installs several versions in one run (setup.h) */
+    cdch_vrange native_auth_versions; /* native_auth_versions: RANGE — versions (without a server_auth of
+                                       * their own) whose fake primary announces mysql_native_password */
+    bool has_native_auth_versions;
+    char **shares;             /* shares: [../zongji] — folders (absolute) whose content the setup fingerprint
+                                * covers besides the family's own (a shared setup script or adapter) */
+    size_t nshares;
 } cdch_manifest;
 
 cdch_manifest *cdch_manifest_load(const char *path, cdch_err *err);
 void cdch_manifest_free(cdch_manifest *m); /* accepts NULL */
+
+/* Every family of dirs (folders holding a manifest.yaml; the first dir wins a
+ * name), sorted; the caller frees each name and the array. */
+size_t cdch_manifest_families(const char *const *dirs, size_t ndirs, char ***out);
 
 /* Find family's manifest in the first of dirs holding <dir>/<family>/manifest.yaml. */
 cdch_manifest *cdch_manifest_find(const char *const *dirs, size_t ndirs, const char *family, cdch_err *err);
 
 /* The pinned version, or NULL with err listing the pinned versions. */
 const cdch_manifest_version *cdch_manifest_find_version(const cdch_manifest *m, const char *version, cdch_err *err);
+
+/* A version record for what the manifest does not pin: "V[+variant]" (a
+ * version the family's registry may serve) or "file:PATH[+variant]" (the
+ * user's own build: PATH must exist; made absolute). The variant must be one
+ * the family's pinned versions use. The caller owns the record (free with
+ * cdch_manifest_version_free); it has no expectation (predict.h). NULL with
+ * err when the spec is not a version. */
+cdch_manifest_version *cdch_manifest_unpinned(const cdch_manifest *m, const char *spec, cdch_err *err);
+void cdch_manifest_version_free(cdch_manifest_version *v); /* a record of cdch_manifest_unpinned; accepts NULL */
 
 /* Whether version v reads files (its own `source`, else the family's). */
 bool cdch_manifest_files_source(const cdch_manifest *m, const cdch_manifest_version *v);

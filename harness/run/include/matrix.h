@@ -10,7 +10,11 @@
  *   name: default                       # required: names the matrix in reports
  *   description: "..."                  # optional
  *   consumers_dirs: [../consumers]      # optional (default: the caller's)
- *   consumers: [debezium, go-mysql@v1.16.0+canal, ...]   # FAMILY = every pinned version
+ *   consumers: [debezium, go-mysql@v1.16.0+canal, ...]   # FAMILY = every pinned version; "*" = every
+ *                                       # family of consumers_dirs (cmd_matrix expands it)
+ *     - debezium@3.4.1.Final            # any version the registry serves (expectation predicted)
+ *     - go-mysql@file:../go-mysql+canal # a local build (path relative to this file)
+ *     - {consumer: debezium@3.6.1.Final, config: dbz.properties}   # with the user's configuration
  *   scenarios: [../scenarios]           # files, folders, globs
  *   modes: both                         # both | compressed | uncompressed | flip
  *   expect: manifest                    # manifest | a verdict name
@@ -42,6 +46,7 @@ typedef struct cdch_matrix {
     char **consumers_dirs; /* absolute */
     size_t nconsumers_dirs;
     char **consumers;
+    char **consumer_configs; /* per consumer: its `config` file (absolute), NULL: none */
     size_t nconsumers;
     char **scenarios;      /* absolute file paths, sorted, unique */
     size_t nscenarios;

@@ -38,8 +38,11 @@
  * the rows of every transaction it received whole, printed an error, or
  * was quiet for hold_quiet_s: what it had the chance to emit before the cut
  * does not depend on the machine's load.
- *   - or it made no progress (no stdout line) for timeout_s and is quiet,
- *     or 4 x timeout_s passed (busy all along: spinning, or starved),
+ *   - or it made no progress (no stdout line) for timeout_s and is quiet
+ *     (blocked), or it spent timeout_s of its own CPU-seconds (its process
+ *     tree's, activity.h) since its last line (spinning): a consumer starved
+ *     of CPU is never quiet and its CPU does not run down, so load alone
+ *     never makes a hang (the startup timeout counts the same two ways),
  * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
  * compression-regression flag: a compressed or flip cell worse than the same
  * consumer@version × scenario uncompressed (cdch_verdict_regression).
@@ -78,7 +81,8 @@ int cdch_start_mode_parse(const char *s, cdch_start_mode *out);
 typedef struct cdch_run_opts {
     const char *const *consumer_dirs; /* where <family>/manifest.yaml are searched, in order */
     size_t nconsumer_dirs;
-    double timeout_s;            /* per cell: without progress while quiet; 4x in all (default 60) */
+    double timeout_s;            /* per cell: without progress while quiet, or CPU-seconds of the consumer's
+                                  * own without progress (default 60) */
     double grace_s;              /* idle time after the last expected row (default 2) */
     double idle_after_stream_s;  /* source: server, quiet time after the whole stream was sent (default
                                   * 0 = auto: 2 s) */
@@ -113,6 +117,15 @@ void cdch_run_opts_init(cdch_run_opts *o);
 typedef struct cdch_cell {
     /* what */
     const char *family, *version;   /* owned by the run */
+    const char *config;             /* the consumer's configuration file (absolute), NULL: the adapter's defaults */
+    bool unpinned;                  /* a version the manifest does not pin, or a local build: expectation predicted */
+    const char *local_path;         /* FAMILY@file:PATH: the user's build, NULL otherwise */
+    const char *local_version;      /* local build: the library version its setup found ("" unknown) */
+    const char *local_fp;           /* local build: fingerprint of its content ("" before setup) */
+    char *config_line;              /* the adapter's {"kind":"config",...} line (effective settings), NULL: none */
+    size_t invalid_lines;           /* stdout lines that were neither change events nor control lines */
+    char first_invalid[256];        /* the first of them ("line N: why: <start>"), "" when none */
+    bool watermark_seen;            /* the watermark row arrived (watermark.h) */
     const char *scenario;           /* scenario name */
     const char *scenario_path;
     const char *mode;               /* "uncompressed", "compressed", "flip" */
@@ -147,6 +160,8 @@ typedef struct cdch_cell {
     cdch_verdict expected;
     char expect_source[160];
     char expect_cause[256];         /* causes recorded with a manifest expectation ("id id"; "" when none) */
+    char *predict_in_range;         /* unpinned, manifest expectation: the known issues whose range holds the
+                                     * version ("id id"), NULL otherwise (expect_source "predicted") */
     bool meets;
 } cdch_cell;
 
@@ -155,9 +170,16 @@ typedef struct cdch_run cdch_run;
 cdch_run *cdch_run_new(const cdch_run_opts *o);
 void cdch_run_free(cdch_run *r); /* accepts NULL */
 
-/* "FAMILY" (every pinned version) or "FAMILY@VERSION". Errors list the
- * known families / pinned versions. */
+/* "FAMILY" (every pinned version), "FAMILY@VERSION[+variant]" (pinned, or
+ * any version the family's registry serves: installed by the same setup,
+ * its expectation predicted, predict.h) or "FAMILY@file:PATH[+variant]"
+ * (the user's own build, installed under a fingerprint of its content).
+ * Errors list the known families / the family's variants. */
 int cdch_run_add_consumer(cdch_run *r, const char *spec, cdch_err *err);
+/* The same with the consumer's configuration file (NULL: none): adapters get
+ * it as CDCH_CONFIG (consumers/README.md "Your configuration"). The same
+ * consumer with two configurations is two consumers. */
+int cdch_run_add_consumer_config(cdch_run *r, const char *spec, const char *config, cdch_err *err);
 /* Load a scenario file. */
 int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err);
 /* "both" (default: the scenario's own modes: both -> uncompressed +

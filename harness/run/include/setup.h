@@ -16,6 +16,17 @@
  * set up again from an empty directory. Concurrent harness runs
  * serialise on <cache root>/<family>/<version>.lock (flock).
  *
+ * A version the manifest does not pin (manifest.h cdch_manifest_unpinned) is
+ * installed by the same setup command, alone, with CDCH_UNPINNED=1 in its
+ * environment; a setup that exits 3 said the registry does not serve it (its
+ * line "setup: not served: ..." is quoted in the error), 4 that the adapter
+ * cannot drive that version ("setup: unsupported: ..."). A local build
+ * (FAMILY@file:PATH) lives in <family>/local-<hash of PATH>[+variant]/, is
+ * given VERSION "file:PATH[+variant]" and CDCH_LOCAL=PATH, and its stamp
+ * holds a fingerprint of PATH's content (every file but hidden ones,
+ * __pycache__ and node_modules): a rebuilt PATH is installed again.
+ * A family's `shares` folders are part of its fingerprint.
+ *
  * A family with `setup_batch: true` (manifest.h) installs several versions
  * in one run of its setup command, given every "VERSION DIR" pair (one
  * Maven JVM for all of a Java family's versions); the first version's log
@@ -39,6 +50,9 @@ void cdch_setup_cache_root(char *out, size_t outsz);
 typedef struct cdch_setup_item {
     const cdch_manifest_version *v; /* in */
     char dir[PATH_MAX];             /* out: its cache directory */
+    char local_fp[24];              /* out: a local build's content fingerprint ("" otherwise) */
+    char local_version[64];         /* out: a local build's library version, from the install's
+                                     * `local-version` file ("" when setup found none) */
     int rc;                         /* out: 0 installed; -1: err says why */
     cdch_err err;
 } cdch_setup_item;

@@ -96,6 +96,8 @@ typedef struct cdch_outcome {
     bool stream_delivered;    /* source: server: every event was sent */
     bool got_ready;
     double timeout_s;         /* the timeout that applied (for messages) */
+    const char *hang_how;     /* CDCH_STOP_TIMEOUT: which of the consumer's clocks ran out ("blocked: ...",
+                               * "N CPU-seconds without output"), NULL: not said */
     const char *stderr_tail;  /* NULL or the adapter's stderr tail (last line is quoted) */
     const char *harness_error;/* non-NULL: the harness failed, this says how */
     bool harness_cut;         /* a scenario fault cut the consumer's dump connection */

@@ -15,12 +15,20 @@ would. tests/run_verdicts.sh asserts the verdict `cdcharness run` gives each.
   checkpoint-zero    rows of compressed transactions report pos 0
   value              the first UPDATE's after.note is altered
   hang               one transaction, then nothing, ignoring SIGTERM
+  spin               one transaction, then a loop at 100 % CPU printing nothing
   skip-compressed    rows of compressed transactions are dropped, silently
   announce-skip      same, but an error line is printed for each
   die-on-compressed  exits 1 at the first compressed transaction (a consumer
                      that does not know event type 40)
   correct            the reference's events as they are
+  drop-watermark     correct, but the watermark row is filtered out (check-adapter)
+  stdout-logs        correct, with log lines on stdout between the events (check-adapter)
   by-version         the behaviour BY_VERSION names for $CDCH_VERSION
+  installed          the behaviour the family's setup wrote to $CDCH_CACHE/behaviour
+                     (tests/consumers/versioned-sim: versions the manifest does not pin,
+                     local builds); with a configuration ($CDCH_CONFIG, a JSON object):
+                     "behaviour" overrides it, "unsupported" is refused (config-error,
+                     exit 2), "host" is the harness's (kept); the config line is printed
   session B          (first argument) session mode around behaviour B
   equivalent         correct, in other spellings the harness must accept:
                      decimals without trailing zeros, floats at float
@@ -174,9 +182,34 @@ def session(behaviour, run=None):
 BY_VERSION = {"1.0": "correct", "2.0": "skip-compressed", "2.1": "correct"}
 
 
+def installed_behaviour():
+    """The behaviour setup installed, under the user's configuration (consumers/README.md
+    "Your configuration": the config line, kept settings, config-error)."""
+    with open(os.path.join(os.environ["CDCH_CACHE"], "behaviour")) as f:
+        behaviour = f.read().strip()
+    effective = {"behaviour": behaviour, "host": "harness", "batch": "10"}
+    kept = {}
+    path = os.environ.get("CDCH_CONFIG")
+    if path:
+        with open(path) as f:
+            user = json.load(f)
+        for k, v in user.items():
+            if k == "unsupported":
+                emit({"kind": "config-error", "message": "unsupported=%s: no such setting in this consumer" % v})
+                sys.exit(2)
+            if k == "host":
+                kept[k] = "the harness's fake primary"
+                continue
+            effective[k] = str(v)
+    emit({"kind": "config", "effective": effective, "kept": kept})
+    return effective["behaviour"]
+
+
 def run_one(behaviour, args=()):
     if behaviour == "by-version":
         behaviour = BY_VERSION[os.environ["CDCH_VERSION"]]
+    if behaviour == "installed":
+        behaviour = installed_behaviour()
     rows = reference_rows()
     txns = groups(rows)
     emit({"kind": "ready"})
@@ -211,6 +244,12 @@ def run_one(behaviour, args=()):
             emit(clean(r))
         while True:
             time.sleep(1)
+    elif behaviour == "spin":  # one transaction, then 100 % CPU printing nothing
+        for r in txns[0]:
+            emit(clean(r))
+        x = 0
+        while True:
+            x = (x * 31 + 7) % 1000003
     elif behaviour in ("skip-compressed", "announce-skip"):
         announced = set()
         for r in rows:
@@ -228,6 +267,15 @@ def run_one(behaviour, args=()):
             emit(clean(r))
     elif behaviour == "correct":
         for r in rows:
+            emit(clean(r))
+    elif behaviour == "drop-watermark":  # an adapter whose table filter drops cdch_watermark
+        for r in rows:
+            if r["table"] != "cdch_watermark":
+                emit(clean(r))
+    elif behaviour == "stdout-logs":  # an adapter whose logger writes to stdout
+        for i, r in enumerate(rows):
+            if i % 3 == 0:
+                sys.stdout.write("INFO BinlogReader: event at %s\n" % r["pos"]["pos"])
             emit(clean(r))
     elif behaviour == "equivalent":
         for r in rows:

@@ -26,6 +26,7 @@ package cdch;
 import cdch.common.Json;
 import cdch.common.Out;
 import cdch.common.Session;
+import cdch.common.UserConfig;
 import com.alibaba.otter.canal.parse.inbound.ErosaConnection;
 import com.alibaba.otter.canal.parse.inbound.mysql.MysqlConnection;
 import com.alibaba.otter.canal.parse.inbound.mysql.MysqlEventParser;
@@ -46,6 +47,7 @@ import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.sql.Types;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,7 +68,12 @@ public final class Main {
         }
         Cell cell = new Cell(System.getenv(), null);
         Runtime.getRuntime().addShutdownHook(new Thread(cell::stop));
-        cell.start();
+        try {
+            cell.start();
+        } catch (UserConfig.Error ex) {
+            Out.configError(ex.getMessage());
+            System.exit(UserConfig.EXIT_CONFIG_ERROR);
+        }
         // Canal's parse thread runs until stopped (SIGTERM); the main thread just waits.
         while (true) {
             Thread.sleep(3_600_000L);
@@ -82,6 +89,10 @@ public final class Main {
             cur = new Cell(env, id);
             try {
                 cur.start();
+            } catch (UserConfig.Error ex) {
+                Out.configError(ex.getMessage());
+                Out.ended(id, UserConfig.EXIT_CONFIG_ERROR);
+                cur = null;
             } catch (Exception ex) {
                 Out.error("canal start: " + ex);
                 Out.ended(id, 1);
@@ -121,7 +132,26 @@ public final class Main {
             return v == null || v.isEmpty() ? d : v;
         }
 
-        void start() {
+        /** Starts the parser; a configuration it cannot honour: UserConfig.Error, nothing started. */
+        void start() throws UserConfig.Error {
+            // the harness's settings, the adapter's and the user's instance.properties (CDCH_CONFIG,
+            // InstanceConfig), reported once before ready
+            Map<String, String> harness = new LinkedHashMap<>();
+            String host = env("CDCH_HOST", "127.0.0.1"), port = env("CDCH_PORT", "3306");
+            harness.put(InstanceConfig.P + "master.address", host + ":" + port);
+            harness.put(InstanceConfig.P + "dbUsername", env("CDCH_USER", "root"));
+            harness.put(InstanceConfig.P + "dbPassword", env("CDCH_PASSWORD", ""));
+            harness.put(InstanceConfig.P + "mysql.slaveId", env("CDCH_SERVER_ID", "65535"));
+            String gtidSet = env.get("CDCH_GTID_SET");
+            if (gtidSet != null) {
+                harness.put(InstanceConfig.P + "gtidon", "true");
+                harness.put(InstanceConfig.P + "master.gtid", gtidSet);
+            } else {
+                harness.put(InstanceConfig.P + "gtidon", "false");
+                harness.put(InstanceConfig.P + "master.journal.name", env("CDCH_START_FILE", ""));
+                harness.put(InstanceConfig.P + "master.position", env("CDCH_START_POS", "4"));
+            }
+            InstanceConfig config = InstanceConfig.resolve(env, harness);
             current = this;
             parser = new MysqlEventParser() {
                 @Override
@@ -145,12 +175,12 @@ public final class Main {
                 }
             };
             parser.setDestination("cdch");
-            parser.setConnectionCharsetStd(StandardCharsets.UTF_8);
+            InstanceConfig.utf8(parser);   // setConnectionCharsetStd (1.1.5+) / setConnectionCharset(Charset)
             parser.setSlaveId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
             parser.setDetectingEnable(false);
-            parser.setMasterInfo(new AuthenticationInfo(new InetSocketAddress(env("CDCH_HOST", "127.0.0.1"),
-                    Integer.parseInt(env("CDCH_PORT", "3306"))), env("CDCH_USER", "root"), env("CDCH_PASSWORD", "")));
-            String gtidSet = env.get("CDCH_GTID_SET");
+            AuthenticationInfo master = new AuthenticationInfo(new InetSocketAddress(host, Integer.parseInt(port)),
+                    env("CDCH_USER", "root"), env("CDCH_PASSWORD", ""));
+            parser.setMasterInfo(master);
             EntryPosition start;
             if (gtidSet != null) {
                 start = new EntryPosition();
@@ -162,6 +192,8 @@ public final class Main {
             }
             parser.setMasterPosition(start);
             parser.setEnableTsdb(false);
+            config.apply(parser, master);   // the user's settings win over the adapter's above
+            Out.config(config.merged.effective, config.merged.kept);
             MemoryLogPositionManager positions = new MemoryLogPositionManager();
             positions.start();   // the parser does not start it (its map is made in start())
             parser.setLogPositionManager(positions);

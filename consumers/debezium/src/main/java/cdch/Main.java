@@ -5,7 +5,7 @@ package cdch;
 // record's JSON (JsonConverter with schemas) is mapped to a canonical line (consumers/README.md
 // "Output"): column names from Debezium's schema, values by the Connect schema's logical type.
 //
-// Configuration (what a user runs; see manifest.yaml for the reasons):
+// Configuration (what a user runs; see manifest.yaml for the reasons), the adapter's settings:
 //   snapshot.mode=never (no_data + snapshot.locking.mode=none from 3.6 on, where never is gone),
 //   or, given a start point (CDCH_GTID_SET, CDCH_START_FILE/POS), seeded offsets and the version's
 //   recovery snapshot mode (schema_only_recovery / recovery), as a user resuming from stored offsets,
@@ -15,6 +15,15 @@ package cdch;
 //   bigint.unsigned.handling.mode=precise, time.precision.mode=adaptive_time_microseconds,
 //   binary columns as Connect bytes (the JsonConverter prints them base64 and the schema keeps
 //   them apart from text).
+// The user's file (CDCH_CONFIG: .properties, flat JSON or Kafka Connect's {"name","config"}) goes
+// over them (Settings.java): its values win, except the settings the harness owns (server,
+// naming, offsets, history, snapshot/start, the record format), which are kept and reported; the
+// cell's {"kind":"config"} line (effective settings, kept keys) comes before "ready". Values are
+// mapped by the Connect schema under every decimal/time/binary/bigint mode, a converter's output
+// by its schema, SMTs that leave the envelope alone or rename its fields; what the mapping cannot
+// follow is a {"kind":"config-error"} and exit status 2.
+// Which release runs is read from its jars (Lib.java), not from CDCH_VERSION: the history class
+// and prefix, the logical name's key, the snapshot modes, the offset key form, the SSL default.
 //
 // Failures: the adapter never restarts or retries anything itself. When the engine ends by
 // itself (the connector or its task failed, the binlog connection dropped and the connector did
@@ -27,11 +36,13 @@ package cdch;
 //
 // Session mode (CDCH_SESSION=1): stdin carries start/stop lines; one JVM, a fresh engine per cell.
 //
-// The same source compiles against Debezium 1.2 .. 3.6: only DebeziumEngine API present since
-// 1.1 (create(Json.class), using(Properties), notifying(Consumer), using(CompletionCallback)).
+// The same source compiles against every Debezium release from 1.2.0 on: only DebeziumEngine API
+// present since 1.2.0.Alpha1 (create(Json.class), using(Properties), notifying(Consumer),
+// using(CompletionCallback)); the rest is read by reflection (Lib).
 
 import cdch.common.Out;
 import cdch.common.Session;
+import cdch.common.UserConfig;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -53,6 +64,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -145,6 +157,7 @@ public final class Main {
                 // 2.x+: no log4j
             }
         }
+        log(Lib.INSTANCE.toString());
         if (Session.requested()) {
             Session.serve("cdch-debezium: ", new Cells());
             System.exit(0);
@@ -283,7 +296,7 @@ public final class Main {
             if (state == null) {
                 state = java.nio.file.Files.createTempDirectory("cdch-dbz").toString();
             }
-            int[] ver = parseVersion(env("CDCH_VERSION", "3.6.1.Final"));
+            Lib lib = Lib.INSTANCE;   // the release the jars on the classpath are, not CDCH_VERSION
             boolean ready = false;
             // The start point (consumers/README.md "Environment of a run"): CDCH_GTID_SET and/or a
             // CDCH_START_FILE/CDCH_START_POS past the first file's position 4 mean "resume here".
@@ -301,8 +314,8 @@ public final class Main {
             }
             startPoint = !gtids.isEmpty() || startPos != 4;
             if (startPoint) {
-                seeded = seedOffsets(state + "/offsets.dat", prefix, startFile, startPos, gtids.isEmpty() ? null : gtids, ver[0] < 2);
-            } else if (!hasNever(ver)) {
+                seeded = seedOffsets(state + "/offsets.dat", prefix, startFile, startPos, gtids.isEmpty() ? null : gtids, lib.keyEnvelope);
+            } else if (!hasNever(lib)) {
                 // file "" position 4 = "the server's first binlog", the offset "never" starts
                 // from (MySqlOffsetContext.initial()); CDCH_START_FILE is that file. A file name
                 // here without GTIDs would make 3.6.1 (binlog client 0.41.0) send a GTID dump
@@ -310,7 +323,17 @@ public final class Main {
                 // builds the empty set when the file name is "".
                 seeded = seedOffsets(state + "/offsets.dat", prefix, "", 4, null, false);
             }
-            Properties p = props(ver, state);
+            Settings.Result cfg;
+            try {
+                cfg = Settings.resolve(props(lib, state), env, lib);
+            } catch (UserConfig.Error ex) {
+                Out.configError(ex.getMessage());
+                return UserConfig.EXIT_CONFIG_ERROR;
+            }
+            mapping = cfg.mapping;
+            Out.config(cfg.merged.effective, cfg.merged.kept);
+            Properties p = new Properties();
+            p.putAll(cfg.merged.effective);
             final Object[] result = new Object[3];
             final CountDownLatch done = new CountDownLatch(1);
             DebeziumEngine<ChangeEvent<String, String>> e = DebeziumEngine.create(Json.class)
@@ -356,32 +379,33 @@ public final class Main {
         boolean seeded;
         boolean startPoint;
 
-        Properties props(int[] ver, String state) {
-            Properties p = new Properties();
-            boolean v1 = ver[0] < 2;
-            p.setProperty("name", prefix);
-            p.setProperty("connector.class", "io.debezium.connector.mysql.MySqlConnector");
-            p.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
-            p.setProperty("offset.storage.file.filename", state + "/offsets.dat");
-            p.setProperty("offset.flush.interval.ms", "0");
-            p.setProperty("database.hostname", env("CDCH_HOST", "127.0.0.1"));
-            p.setProperty("database.port", env("CDCH_PORT", "3306"));
-            p.setProperty("database.user", env("CDCH_USER", "root"));
-            p.setProperty("database.password", env.getOrDefault("CDCH_PASSWORD", ""));
-            p.setProperty("database.server.id", env("CDCH_SERVER_ID", "65535"));
-            if (v1) {
-                // 1.x defaults to database.ssl.mode=disabled: Connector/J then needs the RSA key
-                // exchange for caching_sha2_password ("Public Key Retrieval is not allowed"),
-                // the pass-through driver option 1.x users set against MySQL 8
-                p.setProperty("database.allowPublicKeyRetrieval", "true");
-                p.setProperty("database.server.name", prefix);
-                p.setProperty("database.history", "io.debezium.relational.history.FileDatabaseHistory");
-                p.setProperty("database.history.file.filename", state + "/schema-history.dat");
-            } else {
-                p.setProperty("topic.prefix", prefix);
-                p.setProperty("schema.history.internal", "io.debezium.storage.file.history.FileSchemaHistory");
-                p.setProperty("schema.history.internal.file.filename", state + "/schema-history.dat");
+        Settings.Mapping mapping = new Settings.Mapping();
+
+        /**
+         * The adapter's settings (before the user's file): the harness-owned ones (Settings.owned)
+         * and the adapter's defaults, which a user's value replaces.
+         */
+        LinkedHashMap<String, String> props(Lib lib, String state) {
+            LinkedHashMap<String, String> p = new LinkedHashMap<>();
+            p.put("name", prefix);
+            p.put("connector.class", "io.debezium.connector.mysql.MySqlConnector");
+            p.put("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+            p.put("offset.storage.file.filename", state + "/offsets.dat");
+            p.put("offset.flush.interval.ms", "0");
+            p.put("database.hostname", env("CDCH_HOST", "127.0.0.1"));
+            p.put("database.port", env("CDCH_PORT", "3306"));
+            p.put("database.user", env("CDCH_USER", "root"));
+            p.put("database.password", env.getOrDefault("CDCH_PASSWORD", ""));
+            p.put("database.server.id", env("CDCH_SERVER_ID", "65535"));
+            if (lib.sslDisabledByDefault()) {
+                // up to 2.2.x the connector defaults to database.ssl.mode=disabled (Lib): Connector/J
+                // then needs the RSA key exchange for caching_sha2_password ("Public Key Retrieval
+                // is not allowed"), the pass-through driver option those users set against MySQL 8
+                p.put("database.allowPublicKeyRetrieval", "true");
             }
+            p.put(lib.prefixKey, prefix);
+            p.put(lib.historyKey, lib.historyClass);
+            p.put(lib.historyKey + ".file.filename", state + "/schema-history.dat");
             // no database/table include lists: the connector's default filters (every database
             // but MySQL's system schemas), as a user who did not narrow it runs it
             if (startPoint) {
@@ -394,28 +418,25 @@ public final class Main {
                 // read as it is. "recovery" is new in 2.6 (MySqlConnectorConfig.SnapshotMode
                 // RECOVERY at v2.6.0.Final, schema_only_recovery deprecated); 2.0-2.5 only have
                 // schema_only_recovery (MySqlConnectorConfig.java:154 at v2.3.4/v2.4.0.Final).
-                boolean hasRecovery = ver[0] > 2 || (ver[0] == 2 && ver[1] >= 6);
-                p.setProperty("snapshot.mode", hasRecovery ? "recovery" : "schema_only_recovery");
-                p.setProperty("snapshot.locking.mode", "none");
-            } else if (hasNever(ver)) {
+                // Which one: the connector's own SnapshotMode enum (Lib).
+                p.put("snapshot.mode", lib.hasSnapshotMode("recovery") ? "recovery" : "schema_only_recovery");
+                p.put("snapshot.locking.mode", "none");
+            } else if (hasNever(lib)) {
                 // "never" exists up to 3.5.x (removed in 3.6): no snapshot, stream from the first binlog
-                p.setProperty("snapshot.mode", "never");
+                p.put("snapshot.mode", "never");
             } else {
                 // no_data alone would start at SHOW BINARY LOG STATUS (the end of the served
                 // stream): the first start seeds the offsets with the harness's start position
                 // and takes the schema with "recovery" (schema snapshot, stream from the stored
                 // offset)
-                p.setProperty("snapshot.mode", seeded ? "recovery" : "no_data");
-                p.setProperty("snapshot.locking.mode", "none");
+                p.put("snapshot.mode", seeded ? "recovery" : "no_data");
+                p.put("snapshot.locking.mode", "none");
             }
-            p.setProperty("decimal.handling.mode", "string");
-            p.setProperty("bigint.unsigned.handling.mode", "precise");
-            p.setProperty("time.precision.mode", "adaptive_time_microseconds");
-            p.setProperty("converter.schemas.enable", "true");
-            String ssl = env("CDCH_DBZ_SSL_MODE", "");
-            if (!ssl.isEmpty()) {
-                p.setProperty("database.ssl.mode", ssl);
-            }
+            // the adapter's defaults (a user's file may set other values: Settings.MAPPED)
+            p.put("decimal.handling.mode", "string");
+            p.put("bigint.unsigned.handling.mode", "precise");
+            p.put("time.precision.mode", "adaptive_time_microseconds");
+            p.put("converter.schemas.enable", "true");
             if (env("CDCH_VERSION", "").contains("+retry")) {
                 // variant "+retry" (manifest.yaml): a user working around DBZ-8786's
                 // MySqlErrorHandler (isRetriable false for every throwable, 3.1.0.CR1 on) with
@@ -423,14 +444,7 @@ public final class Main {
                 // against each throwable's message in the cause chain (ErrorHandler.isCustomRetriable,
                 // debezium-core; CommonConnectorConfig.CUSTOM_RETRIABLE_EXCEPTION); "(?s).*" retries
                 // every failure as the 2.x handler retried a lost binlog connection
-                p.setProperty("internal.custom.retriable.exception", "(?s).*");
-            }
-            String extra = env("CDCH_DBZ_PROPS", "");   // k=v;k=v (manual experiments only)
-            for (String kv : extra.split(";")) {
-                int eq = kv.indexOf('=');
-                if (eq > 0) {
-                    p.setProperty(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
-                }
+                p.put("internal.custom.retriable.exception", "(?s).*");
             }
             return p;
         }
@@ -441,7 +455,7 @@ public final class Main {
                 return;   // tombstone after a delete
             }
             try {
-                String line = canonical(JSON.readTree(v));
+                String line = canonical(JSON.readTree(v), mapping);
                 if (line != null) {
                     Out.line(line);
                 }
@@ -451,21 +465,9 @@ public final class Main {
         }
     }
 
-    static int[] parseVersion(String v) {
-        String[] parts = v.split("[.+-]");
-        int[] r = new int[3];
-        for (int i = 0; i < 3 && i < parts.length; i++) {
-            try {
-                r[i] = Integer.parseInt(parts[i]);
-            } catch (NumberFormatException ex) {
-                r[i] = 0;
-            }
-        }
-        return r;
-    }
-
-    static boolean hasNever(int[] ver) {
-        return ver[0] < 3 || (ver[0] == 3 && ver[1] < 6);
+    // "never" exists up to 3.5.x (removed in 3.6); an enum the adapter could not read: as 1.x-2.x
+    static boolean hasNever(Lib lib) {
+        return lib.snapshotModes.isEmpty() || lib.hasSnapshotMode("never");
     }
 
     // Writes FileOffsetBackingStore's file (a serialized HashMap<byte[], byte[]> of the engine's
@@ -541,9 +543,13 @@ public final class Main {
     // ---------------------------------------------------------------------------------------
     // record -> canonical line
 
-    static String canonical(JsonNode rec) {
+    static String canonical(JsonNode rec, Settings.Mapping m) {
         JsonNode schema = rec.path("schema");
         JsonNode payload = rec.path("payload");
+        if (!m.renamed.isEmpty()) {   // ReplaceField$Value renamed envelope fields: their own names back
+            schema = unrename(schema, m);
+            payload = unrename(payload, m);
+        }
         if (!payload.isObject() || !payload.has("op")) {
             return null;   // schema change, heartbeat, transaction metadata
         }
@@ -571,8 +577,8 @@ public final class Main {
         out.put("op", op);
         out.put("db", source.path("db").asText());
         out.put("table", source.path("table").asText());
-        out.set("before", image(fields.get("before"), payload.get("before")));
-        out.set("after", image(fields.get("after"), payload.get("after")));
+        out.set("before", image(fields.get("before"), payload.get("before"), m));
+        out.set("after", image(fields.get("after"), payload.get("after"), m));
         JsonNode gtid = source.get("gtid");
         if (gtid != null && !gtid.isNull()) {
             out.put("gtid", gtid.asText());
@@ -586,19 +592,70 @@ public final class Main {
         return out.toString();
     }
 
-    static JsonNode image(JsonNode schema, JsonNode value) {
+    // the record's schema or payload with the envelope's fields under their own names again
+    static JsonNode unrename(JsonNode n, Settings.Mapping m) {
+        if (n.isObject()) {
+            ObjectNode o = NF.objectNode();
+            n.fields().forEachRemaining(e -> o.set(m.renamed.getOrDefault(e.getKey(), e.getKey()), e.getValue()));
+            if (o.has("fields")) {   // a schema: its fields' names
+                ArrayNode a = NF.arrayNode();
+                for (JsonNode f : o.path("fields")) {
+                    String name = f.path("field").asText();
+                    if (f.isObject() && m.renamed.containsKey(name)) {
+                        ObjectNode g = ((ObjectNode) f).deepCopy();
+                        g.put("field", m.renamed.get(name));
+                        f = g;
+                    }
+                    a.add(f);
+                }
+                o.set("fields", a);
+            }
+            return o;
+        }
+        return n;
+    }
+
+    static JsonNode image(JsonNode schema, JsonNode value, Settings.Mapping m) {
         if (value == null || value.isNull() || schema == null) {
             return NF.nullNode();
         }
         ObjectNode o = NF.objectNode();
         for (JsonNode f : schema.path("fields")) {
             String name = f.path("field").asText();
-            o.set(name, value(f, value.get(name)));
+            o.set(name, value(f, value.get(name), m));
         }
         return o;
     }
 
-    static JsonNode value(JsonNode s, JsonNode v) {
+    // a binary column's value under binary.handling.mode base64 / base64-url-safe / hex: a plain
+    // string schema, told apart from text by the column's source type (Settings.resolve has the
+    // connector add it: column.propagate.source.type)
+    static byte[] binaryString(JsonNode s, String text, Settings.Mapping m) {
+        if (m.binary.equals("bytes")) {
+            return null;
+        }
+        String src = s.path("parameters").path("__debezium.source.column.type").asText("");
+        if (!Settings.BINARY_TYPES.contains(src.toUpperCase(java.util.Locale.ROOT))) {
+            return null;
+        }
+        switch (m.binary) {
+            case "base64":
+                return Base64.getDecoder().decode(text);
+            case "base64-url-safe":
+                return Base64.getUrlDecoder().decode(text);
+            case "hex": {
+                byte[] b = new byte[text.length() / 2];
+                for (int i = 0; i < b.length; i++) {
+                    b[i] = (byte) Integer.parseInt(text.substring(2 * i, 2 * i + 2), 16);
+                }
+                return b;
+            }
+            default:
+                return null;
+        }
+    }
+
+    static JsonNode value(JsonNode s, JsonNode v, Settings.Mapping m) {
         if (v == null || v.isNull()) {
             return NF.nullNode();
         }
@@ -609,7 +666,20 @@ public final class Main {
             case "org.apache.kafka.connect.data.Date":
                 return NF.textNode(LocalDate.ofEpochDay(v.asLong()).toString());
             case "io.debezium.time.Time":
+            case "org.apache.kafka.connect.data.Time":   // time.precision.mode=connect: milliseconds
                 return NF.textNode(time(v.asLong() * 1000L));
+            case "org.apache.kafka.connect.data.Timestamp":   // time.precision.mode=connect: milliseconds
+                return NF.textNode(datetime(v.asLong() * 1000L));
+            case "io.debezium.time.IsoDate":   // time.precision.mode=isostring: "2023-11-21Z"
+                return NF.textNode(LocalDate.parse(v.asText().replaceFirst("(Z|[+-]\\d\\d:\\d\\d)$", "")).toString());
+            case "io.debezium.time.IsoTime": {   // "10:15:30.5Z"
+                java.time.LocalTime t = java.time.OffsetTime.parse(v.asText()).withOffsetSameInstant(ZoneOffset.UTC).toLocalTime();
+                return NF.textNode(time(t.toNanoOfDay() / 1000L));
+            }
+            case "io.debezium.time.IsoTimestamp": {   // "2023-11-21T18:29:26.5Z"
+                Instant i = OffsetDateTime.parse(v.asText()).toInstant();
+                return NF.textNode(datetime(i.getEpochSecond() * 1_000_000L + i.getNano() / 1000));
+            }
             case "io.debezium.time.MicroTime":
                 return NF.textNode(time(v.asLong()));
             case "io.debezium.time.NanoTime":
@@ -653,8 +723,8 @@ public final class Main {
             case "io.debezium.data.EnumSet": {
                 ArrayNode a = NF.arrayNode();
                 if (!v.asText().isEmpty()) {
-                    for (String m : v.asText().split(",", -1)) {
-                        a.add(m);
+                    for (String member : v.asText().split(",", -1)) {
+                        a.add(member);
                     }
                 }
                 return a;
@@ -673,6 +743,15 @@ public final class Main {
         switch (type) {
             case "boolean":   // BIT(1) (and TINYINT(1) with a converter)
                 return NF.numberNode(v.asBoolean() ? 1 : 0);
+            case "string": {
+                byte[] b = v.isTextual() ? binaryString(s, v.asText(), m) : null;
+                if (b != null) {
+                    ObjectNode o = NF.objectNode();
+                    o.put("base64", Base64.getEncoder().encodeToString(b));
+                    return o;
+                }
+                return v;
+            }
             case "bytes":
                 if (v.isTextual()) {
                     ObjectNode b = NF.objectNode();
@@ -683,7 +762,7 @@ public final class Main {
             case "array": {   // e.g. vectors
                 ArrayNode a = NF.arrayNode();
                 for (JsonNode x : v) {
-                    a.add(value(s.path("items"), x));
+                    a.add(value(s.path("items"), x, m));
                 }
                 return a;
             }

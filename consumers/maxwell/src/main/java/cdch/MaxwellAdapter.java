@@ -3,6 +3,7 @@ package cdch;
 import cdch.common.Json;
 import cdch.common.Out;
 import cdch.common.Session;
+import cdch.common.UserConfig;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,6 +43,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -205,41 +207,64 @@ public final class MaxwellAdapter {
             this.schemaDb = seq == 0 ? "maxwell" : "maxwell_c" + seq;
         }
 
-        String[] args() {
-            List<String> a = new ArrayList<>();
-            a.add("--host=127.0.0.1");
-            a.add("--port=" + db.port);
-            a.add("--user=" + MariaDb.USER);
-            a.add("--password=" + MariaDb.PASSWORD);
-            a.add("--schema_database=" + schemaDb);
-            a.add("--client_id=cdcharness");
-            a.add("--replication_host=" + env.getOrDefault("CDCH_HOST", "127.0.0.1"));
-            a.add("--replication_port=" + env.getOrDefault("CDCH_PORT", "3306"));
-            a.add("--replication_user=" + env.getOrDefault("CDCH_USER", "root"));
-            a.add("--replication_password=" + env.getOrDefault("CDCH_PASSWORD", ""));
-            a.add("--producer=stdout");
-            a.add("--output_binlog_position=true");
+        /** The command-line settings the harness owns and the adapter's defaults (key -> value, in order). */
+        Map<String, String> harnessSettings() {
+            Map<String, String> a = new LinkedHashMap<>();
+            a.put("host", "127.0.0.1");
+            a.put("port", String.valueOf(db.port));
+            a.put("user", MariaDb.USER);
+            a.put("password", MariaDb.PASSWORD);
+            a.put("schema_database", schemaDb);
+            a.put("client_id", "cdcharness");
+            a.put("replication_host", env.getOrDefault("CDCH_HOST", "127.0.0.1"));
+            a.put("replication_port", env.getOrDefault("CDCH_PORT", "3306"));
+            a.put("replication_user", env.getOrDefault("CDCH_USER", "root"));
+            a.put("replication_password", env.getOrDefault("CDCH_PASSWORD", ""));
+            a.put("producer", "stdout");
+            a.put("output_binlog_position", "true");
             // Maxwell <= 1.2x refuses output_gtid_position without gtid_mode ("output_gtid_position
             // is only support with gtid mode"), and gtid_mode cannot start from a file:pos
             // init_position; so positions only, as such a user runs it.
             String sid = env.get("CDCH_SERVER_ID");
             if (sid != null && !sid.isEmpty())
-                a.add("--replica_server_id=" + sid);
+                a.put("replica_server_id", sid);
             String file = env.get("CDCH_START_FILE");
             if (file != null && !file.isEmpty()) {
                 String pos = env.getOrDefault("CDCH_START_POS", "4");
-                a.add("--init_position=" + file + ":" + (pos.isEmpty() ? "4" : pos));
+                a.put("init_position", file + ":" + (pos.isEmpty() ? "4" : pos));
             }
-            return a.toArray(new String[0]);
+            return a;
         }
+
+        /** output_nulls=false: Maxwell leaves NULL columns out of "data"; they are put back as null. */
+        volatile boolean fillNulls;
+        volatile List<java.util.regex.Pattern> excluded = new ArrayList<>();
 
         /** Creates Maxwell and runs it on this thread until it ends; returns the exit status. */
         int runToEnd() {
-            String[] argv = args();
+            String[] argv;
+            MaxwellSettings settings;
+            try {
+                // the harness's settings, the adapter's and the user's config.properties
+                // (CDCH_CONFIG, MaxwellSettings), reported once before ready
+                settings = MaxwellSettings.resolve(env, harnessSettings());
+                argv = settings.commandLine(db.dir);
+            } catch (UserConfig.Error e) {
+                finished = true;
+                Out.configError(e.getMessage());
+                return UserConfig.EXIT_CONFIG_ERROR;
+            } catch (IOException e) {
+                finished = true;
+                Out.error("cannot write Maxwell's config file: " + e);
+                return 1;
+            }
+            Out.config(settings.merged.effective, settings.merged.kept);
             err.println("cdch-maxwell: maxwell " + String.join(" ", argv).replaceAll("password=\\S*", "password=***"));
             Throwable failure = null;
             try {
                 MaxwellConfig config = new MaxwellConfig(argv);
+                fillNulls = !MaxwellSettings.includesNulls(config);
+                excluded = MaxwellSettings.excludedColumns(config);
                 maxwell = new CellMaxwell(config, this);
                 if (stopping)
                     return 0;
@@ -413,6 +438,16 @@ public final class MaxwellAdapter {
             }
             return t.getOrDefault(column, "");
         }
+
+        /** The table's columns as Maxwell's own schema has them (empty when it has none). */
+        java.util.Collection<String> columns(String dbName, String table) {
+            Map<String, String> t = kinds.get(dbName + "\u0000" + table);
+            if (t == null) {
+                kind(dbName, table, "\u0000");
+                t = kinds.get(dbName + "\u0000" + table);
+            }
+            return t == null ? new ArrayList<>() : t.keySet();
+        }
     }
 
     /* ---- Maxwell JSON -> canonical ------------------------------------------------------ */
@@ -524,6 +559,19 @@ public final class MaxwellAdapter {
     static void mapValues(Cell cell, String dbName, String table, ObjectNode image) {
         if (image == null)
             return;
+        if (cell.fillNulls) {
+            // output_nulls=false: a column of the table that "data" lacks is NULL (Maxwell's
+            // RowMap leaves null values out), unless exclude_columns took it out
+            for (String col : cell.columns(dbName, table)) {
+                if (image.has(col))
+                    continue;
+                boolean out = false;
+                for (java.util.regex.Pattern p : cell.excluded)
+                    out |= p.matcher(col).matches();
+                if (!out)
+                    image.putNull(col);
+            }
+        }
         List<String> names = new ArrayList<>();
         image.fieldNames().forEachRemaining(names::add);
         for (String col : names) {

@@ -25,8 +25,15 @@ package cdch;
 // stdin, a fresh BinaryLogClient (and fresh table-map/GTID state) per cell on its own thread; a
 // deserialization failure ends the cell with {"kind":"ended","status":1} instead of exiting.
 //
-// The same source compiles against every pinned version: only API present since shyiko 0.21.0 is
-// used directly.
+// The user's configuration (CDCH_CONFIG, issue 25): BinaryLogClient options and EventDeserializer
+// compatibility modes, ClientConfig; the values are mapped by the modes in force for each event
+// (ClientConfig.Modes: milliseconds or microseconds, the INVALID_DATE_AND_TIME_AS_* stand-in,
+// INTEGER_AS_BYTE_ARRAY), the library's defaults for events inside a payload before io.debezium
+// 0.40.5 (its payload deserializer ignores the client's modes). One {"kind":"config"} line per
+// cell before ready.
+//
+// The same source compiles against every version from 0.19.0 (TableMapEventMetadata): only API
+// present since shyiko 0.19.0 is used directly, the rest through reflection.
 
 import cdch.common.Json;
 import cdch.common.Out;
@@ -58,6 +65,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -125,6 +133,7 @@ public final class Main {
         final Map<Long, TableMapEventData> tables = new HashMap<>();
         String gtid;
         boolean unwrap;
+        ClientConfig.Modes modes;
         volatile boolean stopping;
         boolean done;
         boolean ended;
@@ -177,37 +186,60 @@ public final class Main {
         int run() {
             String version = env("CDCH_VERSION", "");
             unwrap = version.contains("+unwrap");
-            BinaryLogClient client = new BinaryLogClient(env("CDCH_HOST", "127.0.0.1"),
-                    Integer.parseInt(env("CDCH_PORT", "3306")), env("CDCH_USER", "root"), env("CDCH_PASSWORD", ""));
-            this.client = client;
-            client.setServerId(Long.parseLong(env("CDCH_SERVER_ID", "65535")));
-            // keep-alive stays on (the library's default), with a 5 s interval instead of the
-            // default 60 s (BinaryLogClient.setKeepAliveInterval, public API since shyiko 0.x):
-            // after a lost connection the library's own keep-alive thread pings, reconnects
-            // (terminateConnect(); connect()) and resumes from its last position or GTID set -
-            // the recovery the library gives its users - after ~5 s instead of ~60 s, and a
-            // reconnect that times out on a loaded machine is tried again 5 s later instead of
-            // after the harness's resume wait. Only the timer differs from the default.
-            client.setKeepAliveInterval(5000);
-            // connect timeout 30 s instead of the default 3 s (setConnectTimeout, public API since
-            // shyiko 0.x; 30 s is what Debezium, the library's main user, sets: connect.timeout.ms).
-            // connect() closes the channel when the handshake (greeting to COM_BINLOG_DUMP) takes
-            // longer (scheduleDisconnectIn): on a loaded machine a starved JVM took ~3 s and the
-            // cell ended "Socket closed" (0.23.2 rows-split, once in a full matrix). Only the timer
-            // differs from the default.
-            client.setConnectTimeout(30000);
+            // the harness's settings, the adapter's defaults and the user's file (CDCH_CONFIG,
+            // ClientConfig): reported once, before ready; what cannot be honoured ends the cell (2)
+            Map<String, String> harness = new LinkedHashMap<>();
+            harness.put("hostname", env("CDCH_HOST", "127.0.0.1"));
+            harness.put("port", env("CDCH_PORT", "3306"));
+            harness.put("username", env("CDCH_USER", "root"));
+            harness.put("password", env("CDCH_PASSWORD", ""));
+            harness.put("serverId", env("CDCH_SERVER_ID", "65535"));
             String gtidSet = env.get("CDCH_GTID_SET");
             if (gtidSet != null) {
-                client.setGtidSet(gtidSet);
+                harness.put("gtidSet", gtidSet);
             } else {
                 // "" = the server's first binlog (without a file name the client would ask
                 // SHOW MASTER STATUS and start at the end)
-                client.setBinlogFilename(env("CDCH_START_FILE", ""));
-                client.setBinlogPosition(Long.parseLong(env("CDCH_START_POS", "4")));
+                harness.put("binlogFilename", env("CDCH_START_FILE", ""));
+                harness.put("binlogPosition", env("CDCH_START_POS", "4"));
             }
-            EventDeserializer deserializer = new EventDeserializer();
-            deserializer.setCompatibilityMode(EventDeserializer.CompatibilityMode.DATE_AND_TIME_AS_LONG_MICRO,
-                    EventDeserializer.CompatibilityMode.CHAR_AND_BINARY_AS_BYTE_ARRAY);
+            ClientConfig config;
+            BinaryLogClient client;
+            EventDeserializer deserializer;
+            try {
+                config = ClientConfig.resolve(env, harness);
+                client = new BinaryLogClient(harness.get("hostname"), Integer.parseInt(harness.get("port")),
+                        harness.get("username"), harness.get("password"));
+                client.setServerId(Long.parseLong(harness.get("serverId")));
+                // keep-alive stays on (the library's default), with a 5 s interval instead of the
+                // default 60 s (BinaryLogClient.setKeepAliveInterval, public API since shyiko 0.x):
+                // after a lost connection the library's own keep-alive thread pings, reconnects
+                // (terminateConnect(); connect()) and resumes from its last position or GTID set -
+                // the recovery the library gives its users - after ~5 s instead of ~60 s, and a
+                // reconnect that times out on a loaded machine is tried again 5 s later instead of
+                // after the harness's resume wait. Only the timer differs from the default.
+                // The connect timeout is 30 s instead of the default 3 s (setConnectTimeout, public
+                // API since shyiko 0.x; 30 s is what Debezium, the library's main user, sets:
+                // connect.timeout.ms). connect() closes the channel when the handshake (greeting to
+                // COM_BINLOG_DUMP) takes longer (scheduleDisconnectIn): on a loaded machine a starved
+                // JVM took ~3 s and the cell ended "Socket closed" (0.23.2 rows-split, once in a full
+                // matrix). Only the timer differs from the default. Both are ClientConfig's defaults,
+                // applied here with the user's options (which win).
+                config.apply(client);
+                if (gtidSet != null) {
+                    client.setGtidSet(gtidSet);
+                } else {
+                    client.setBinlogFilename(harness.get("binlogFilename"));
+                    client.setBinlogPosition(Long.parseLong(harness.get("binlogPosition")));
+                }
+                deserializer = config.deserializer();
+            } catch (cdch.common.UserConfig.Error ex) {
+                Out.configError(ex.getMessage());
+                return cdch.common.UserConfig.EXIT_CONFIG_ERROR;
+            }
+            modes = config.modes;
+            this.client = client;
+            Out.config(config.merged.effective, config.merged.kept);
             client.setEventDeserializer(deserializer);
             final int[] failed = {0};
 
@@ -315,20 +347,20 @@ public final class Main {
             WriteRowsEventData w = (WriteRowsEventData) data;
             TableMapEventData tm = tables.get(w.getTableId());
             for (Serializable[] row : w.getRows()) {
-                row(client, outer != null ? outer : event, "insert", tm, null, null, w.getIncludedColumns(), row);
+                row(client, outer, event, "insert", tm, null, null, w.getIncludedColumns(), row);
             }
         } else if (data instanceof UpdateRowsEventData) {
             UpdateRowsEventData u = (UpdateRowsEventData) data;
             TableMapEventData tm = tables.get(u.getTableId());
             for (Map.Entry<Serializable[], Serializable[]> r : u.getRows()) {
-                row(client, outer != null ? outer : event, "update", tm, u.getIncludedColumnsBeforeUpdate(), r.getKey(),
+                row(client, outer, event, "update", tm, u.getIncludedColumnsBeforeUpdate(), r.getKey(),
                         u.getIncludedColumns(), r.getValue());
             }
         } else if (data instanceof DeleteRowsEventData) {
             DeleteRowsEventData d = (DeleteRowsEventData) data;
             TableMapEventData tm = tables.get(d.getTableId());
             for (Serializable[] row : d.getRows()) {
-                row(client, outer != null ? outer : event, "delete", tm, d.getIncludedColumns(), row, null, null);
+                row(client, outer, event, "delete", tm, d.getIncludedColumns(), row, null, null);
             }
         }
     }
@@ -346,13 +378,17 @@ public final class Main {
         return null;
     }
 
-        void row(BinaryLogClient client, Event posEvent, String op, TableMapEventData tm,
+        void row(BinaryLogClient client, Event outer, Event event, String op, TableMapEventData tm,
                     BitSet beforeCols, Serializable[] before, BitSet afterCols, Serializable[] after) {
+        Event posEvent = outer != null ? outer : event;
+        // the Java types of the values: the client's compatibility modes, except for events inside a
+        // TRANSACTION_PAYLOAD before io.debezium 0.40.5, which a fresh default EventDeserializer decodes
+        ClientConfig.Modes md = outer != null && !ClientConfig.PAYLOAD_KEEPS_MODES ? ClientConfig.NONE : modes;
         StringBuilder sb = new StringBuilder();
         sb.append("{\"op\":\"").append(op).append("\",\"db\":").append(Json.quote(tm == null ? null : tm.getDatabase()))
           .append(",\"table\":").append(Json.quote(tm == null ? null : tm.getTable()))
-          .append(",\"before\":").append(image(tm, beforeCols, before))
-          .append(",\"after\":").append(image(tm, afterCols, after))
+          .append(",\"before\":").append(image(md, tm, beforeCols, before))
+          .append(",\"after\":").append(image(md, tm, afterCols, after))
           .append(",\"gtid\":").append(Json.quote(gtid));
         long pos = -1;
         if (posEvent.getHeader() instanceof EventHeaderV4) {
@@ -366,7 +402,7 @@ public final class Main {
     }
     }
 
-    static String image(TableMapEventData tm, BitSet cols, Serializable[] values) {
+    static String image(ClientConfig.Modes md, TableMapEventData tm, BitSet cols, Serializable[] values) {
         if (values == null) {
             return "null";
         }
@@ -384,7 +420,7 @@ public final class Main {
             }
             first = false;
             sb.append("\"@").append(c + 1).append("\":");
-            sb.append(value(info, c, values[vi++]));
+            sb.append(value(md, info, c, values[vi++]));
         }
         return sb.append('}').toString();
     }
@@ -465,12 +501,31 @@ public final class Main {
         }
     }
 
-    static String value(Cols info, int c, Serializable v) {
+    static String value(ClientConfig.Modes md, Cols info, int c, Serializable v) {
         if (v == null) {
             return "null";
         }
         int type = c < info.types.length ? info.realType(c) : -1;
         int meta = c < info.meta.length ? info.meta[c] : 0;
+        if (md.invalid != null && isDateOrDatetime(type)) {
+            // INVALID_DATE_AND_TIME_AS_*: the library hands this long (or, without a LONG mode, a
+            // Date of it) for a DATE/DATETIME whose month or day is 0 (asUnixTime): its documented
+            // stand-in for MySQL's zero date. A real value that equals it reads the same way.
+            long raw = v instanceof Long ? (Long) v : v instanceof java.util.Date && !md.asLong ? ((java.util.Date) v).getTime() : 1L;
+            if ((v instanceof Long || v instanceof java.util.Date) && raw == md.invalid) {
+                return Json.quote(zeroDate(type, meta));
+            }
+        }
+        if (md.intBytes && v instanceof byte[] && isInteger(type)) {
+            // INTEGER_AS_BYTE_ARRAY: the column's little-endian bytes as stored
+            byte[] b = (byte[]) v;
+            byte[] be = new byte[b.length];
+            for (int i = 0; i < b.length; i++) {
+                be[i] = b[b.length - 1 - i];
+            }
+            BigInteger n = info.unsigned(c) ? new BigInteger(1, be) : new BigInteger(be);
+            return n.bitLength() > 63 ? Json.quote(n.toString()) : n.toString();
+        }
         if (v instanceof BigDecimal) {
             return Json.quote(((BigDecimal) v).toPlainString());
         }
@@ -482,7 +537,9 @@ public final class Main {
             return v instanceof Float ? new BigDecimal(Float.toString((Float) v)).toString() : Double.toString(d);
         }
         if (v instanceof Long && isTemporal(type)) {
-            return Json.quote(temporal(type, meta, (Long) v));
+            // DATE_AND_TIME_AS_LONG_MICRO: microseconds; DATE_AND_TIME_AS_LONG: milliseconds
+            long l = (Long) v;
+            return Json.quote(temporal(type, meta, md.perSecond == 1000L ? l * 1000L : l));
         }
         if (v instanceof Number) {
             long l = ((Number) v).longValue();
@@ -553,6 +610,22 @@ public final class Main {
 
     static boolean isLatin1(int coll) {
         return coll == 5 || coll == 8 || coll == 15 || coll == 31 || coll == 47 || coll == 48 || coll == 49 || coll == 94;
+    }
+
+    static boolean isDateOrDatetime(int t) {
+        return t == 10 || t == 14 || t == 12 || t == 18;
+    }
+
+    static boolean isInteger(int t) {
+        return t == 1 || t == 2 || t == 3 || t == 8 || t == 9;
+    }
+
+    static String zeroDate(int type, int meta) {
+        if (type == 10 || type == 14) {
+            return "0000-00-00";
+        }
+        int fsp = type == 18 ? Math.min(meta, 6) : 0;
+        return "0000-00-00 00:00:00" + (fsp > 0 ? "." + "000000".substring(0, fsp) : "");
     }
 
     static boolean isTemporal(int t) {

@@ -42,6 +42,19 @@ public final class Out {
         line("{\"kind\":\"error\",\"message\":" + quote.apply(message) + "}");
     }
 
+    /**
+     * {"kind":"config","effective":{...},"kept":{...}}: a cell's configuration, once, before
+     * ready (UserConfig.merge builds the maps; values of password/secret keys print as "***").
+     */
+    public static void config(java.util.Map<String, String> effective, java.util.Map<String, String> kept) {
+        line(UserConfig.configLine(effective, kept, quote));
+    }
+
+    /** {"kind":"config-error","message":...}: a setting the adapter cannot honour (then exit 2). */
+    public static void configError(String message) {
+        line("{\"kind\":\"config-error\",\"message\":" + quote.apply(message) + "}");
+    }
+
     /** {"kind":"stopped","cell":...}: the session's answer to stop. */
     public static void stopped(String cell) {
         line("{\"kind\":\"stopped\",\"cell\":" + quote.apply(cell) + "}");

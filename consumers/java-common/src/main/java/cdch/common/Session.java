@@ -28,8 +28,11 @@ public final class Session {
         void close();
     }
 
-    /** Variables of the session's own environment a cell inherits when its env lacks them. */
-    private static final String[] INHERITED = {"CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN"};
+    /**
+     * Variables of the session's own environment a cell inherits when its env lacks them
+     * (CDCH_CONFIG: the harness gives a session's configuration in its launch environment too).
+     */
+    private static final String[] INHERITED = {"CDCH_CACHE", "CDCH_VERSION", "CDCH_BIN", "CDCH_CONFIG"};
 
     /** The harness started this adapter in session mode (CDCH_SESSION=1). */
     public static boolean requested() {

@@ -1,1 +1,0 @@
-../canal-v1.16.0/main.go

@@ -1,0 +1,7 @@
+module cdcharness/consumers/go-mysql/canal
+
+go 1.21
+
+require cdcharness/consumers/go-mysql/canon v0.0.0
+
+replace cdcharness/consumers/go-mysql/canon => ../canon

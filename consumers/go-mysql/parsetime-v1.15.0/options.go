@@ -1,1 +1,0 @@
-../parsetime-v1.16.0/options.go

@@ -1,1 +1,0 @@
-../raw-payload-v1.16.0/main.go

@@ -1,0 +1,311 @@
+/* test_version.c — the version order and ranges of known_issues (version.c)
+ * and the prediction of unpinned versions' verdicts (predict.c). */
+#include "version.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "manifest.h"
+#include "predict.h"
+
+static int sgn(int x) { return (x > 0) - (x < 0); }
+
+#define ORDER(a, b, want)                                                                                       \
+    do {                                                                                                        \
+        ck_assert_msg(sgn(cdch_version_cmp(a, b)) == (want), "cmp(%s, %s) = %d, want %d", a, b,                \
+                      cdch_version_cmp(a, b), want);                                                            \
+        ck_assert_msg(sgn(cdch_version_cmp(b, a)) == -(want), "cmp(%s, %s) not antisymmetric", b, a);          \
+    } while (0)
+
+START_TEST(order_maven_debezium)
+{
+    ORDER("1.9.8.Final", "2.0.0.Final", -1);
+    ORDER("2.6.0.CR1", "2.6.0.Final", -1);
+    ORDER("2.6.0.Beta2", "2.6.0.CR1", -1);
+    ORDER("2.6.0.Alpha1", "2.6.0.Beta1", -1);
+    ORDER("3.6.0.Beta2", "3.6.0.Beta10", -1); /* numbers numerically */
+    ORDER("3.4.1.Final", "3.4.1", 0);
+    ORDER("1.0", "1.0.0.Final", 0);
+    ORDER("2.3.4.Final", "2.3.10.Final", -1);
+    ORDER("2.7.4.Final", "3.0.0.Final", -1);
+    ORDER("1.0-SNAPSHOT", "1.0", -1);
+    ORDER("1.0-rc1", "1.0-SNAPSHOT", -1);
+    ORDER("1.0.Final", "1.0.1", -1);
+    ORDER("1.0-sp1", "1.0.1", -1);
+    ORDER("1.0-sp1", "1.0", 1);
+}
+END_TEST
+
+START_TEST(order_semver_pep440)
+{
+    ORDER("v1.7.0", "v1.16.0", -1);
+    ORDER("v1.12.0", "1.12.0", 0);
+    ORDER("v1.0.0-rc.1", "v1.0.0", -1);
+    ORDER("v1.0.0-alpha", "v1.0.0-beta", -1);
+    ORDER("1.0.0a1", "1.0.0b1", -1);
+    ORDER("1.0.0rc1", "1.0.0", -1);
+    ORDER("1.0.0", "1.0.0.post1", -1);
+    ORDER("1.0.0.dev1", "1.0.0a1", -1);
+    ORDER("0.45.1", "1.0.9", -1);
+    ORDER("1.0.9", "1.0.17", -1);
+    ORDER("0.29.2", "0.30.1", -1);
+    ORDER("0.9.0", "0.10.0", -1);
+    ORDER("1.0.0+unwrap", "1.0.0", 0); /* the variant takes no part */
+    ORDER("0010", "10", 0);            /* leading zeros */
+    ORDER("99999999999999999999.1", "99999999999999999999.2", -1); /* any length */
+}
+END_TEST
+
+/* tests/data/version-order.txt: the comparisons scripts/edges.py --selftest checks its mirror with */
+START_TEST(order_file)
+{
+    FILE *f = fopen(CDCH_SOURCE_DIR "/tests/data/version-order.txt", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char a[200], op[4], b[200];
+        if (line[0] == '#' || sscanf(line, "%199s %3s %199s", a, op, b) != 3)
+            continue;
+        ORDER(a, b, op[0] == '<' ? -1 : op[0] == '>' ? 1 : 0);
+        n++;
+    }
+    fclose(f);
+    ck_assert_uint_ge(n, 30);
+}
+END_TEST
+
+START_TEST(valid_versions)
+{
+    ck_assert(cdch_version_valid("3.4.1.Final"));
+    ck_assert(cdch_version_valid("v1.12.0+canal"));
+    ck_assert(cdch_version_valid("1.0.0rc1"));
+    ck_assert(!cdch_version_valid(""));
+    ck_assert(!cdch_version_valid("latest"));
+    ck_assert(!cdch_version_valid("1.0 2.0"));
+    ck_assert(!cdch_version_valid("../1.0"));
+    ck_assert(!cdch_version_valid("1.0+"));
+    ck_assert_str_eq(cdch_version_variant("v1.16.0+canal"), "canal");
+    ck_assert_str_eq(cdch_version_variant("v1.16.0"), "");
+    ck_assert_uint_eq(cdch_version_common("1.0.9", "1.0.17"), 2);
+    ck_assert_uint_eq(cdch_version_common("1.0.9", "0.45.1"), 0);
+    ck_assert_uint_eq(cdch_version_common("v2.6.0.CR1", "2.6.0.cr2"), 4);
+}
+END_TEST
+
+static bool holds(const char *range, const char *v)
+{
+    cdch_vrange r;
+    cdch_err err;
+    ck_assert_msg(cdch_vrange_parse(range, &r, &err) == 0, "%s: %s", range, err.msg);
+    bool h = cdch_vrange_holds(&r, v);
+    cdch_vrange_free(&r);
+    return h;
+}
+
+START_TEST(ranges)
+{
+    const char *fixed = ">= 2.0.0.Final, < 2.4.0.Final";
+    ck_assert(!holds(fixed, "1.9.8.Final"));
+    ck_assert(holds(fixed, "2.0.0.Final"));
+    ck_assert(holds(fixed, "2.3.4.Final"));
+    ck_assert(holds(fixed, "2.4.0.CR1")); /* a pre-release of the fixed version is before it */
+    ck_assert(!holds(fixed, "2.4.0.Final"));
+    ck_assert(!holds(fixed, "3.4.1.Final"));
+    ck_assert(holds("< 1.5.0.Final", "1.4.0.Final"));
+    ck_assert(!holds("< 1.5.0.Final", "1.5.0.Final"));
+    ck_assert(holds(">= 1.9.8.Final", "9.0.0.Final"));
+    ck_assert(holds("> 1.0, <= 2.0", "2.0"));
+    ck_assert(!holds("> 1.0, <= 2.0", "1.0"));
+    ck_assert(holds("1.2.5.Final, >= 1.4.0.Final, < 1.6.0", "1.2.5.Final"));
+    ck_assert(!holds("1.2.5.Final, >= 1.4.0.Final, < 1.6.0", "1.3.0.Final"));
+    ck_assert(holds("1.2.5.Final, >= 1.4.0.Final, < 1.6.0", "1.5.2.Final"));
+    ck_assert(holds("v1.15.0, v1.16.0", "v1.16.0+canal"));
+    ck_assert(holds("*", "0.0.1"));
+    ck_assert(holds("< 2, >= 3", "3.1")); /* an upper bound alone, then an open lower bound */
+    ck_assert(!holds("< 2, >= 3", "2.5"));
+}
+END_TEST
+
+static void bad_range(const char *range, const char *want)
+{
+    cdch_vrange r;
+    cdch_err err;
+    ck_assert_msg(cdch_vrange_parse(range, &r, &err) != 0, "'%s' parsed", range);
+    ck_assert_msg(strstr(err.msg, want) != NULL, "'%s': message '%s' lacks '%s'", range, err.msg, want);
+}
+
+START_TEST(bad_ranges)
+{
+    bad_range("1.9.8.Final and newer", "bad item '1.9.8.Final and newer'");
+    bad_range("2.0.0.Final .. 2.3.x", "bad item");
+    bad_range("v1.15.0+parsetime", "use the issue's 'variants'");
+    bad_range(">= 2.0, >= 3.0", "no upper bound closed");
+    bad_range(">= 3.0, < 2.0", "is empty");
+    bad_range("1.0,,2.0", "empty item");
+    bad_range("", "empty version range");
+    bad_range(">=", "bad item");
+}
+END_TEST
+
+/* A manifest in a temporary folder: loads, or fails with want in its message. */
+static cdch_manifest *load_manifest(const char *text, const char *want)
+{
+    char dir[] = "/tmp/cdch-test-version-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/manifest.yaml", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    cdch_err err;
+    cdch_manifest *m = cdch_manifest_load(path, &err);
+    unlink(path);
+    rmdir(dir);
+    if (want) {
+        ck_assert_msg(m == NULL, "manifest loaded; wanted an error with '%s'", want);
+        ck_assert_msg(strstr(err.msg, want) != NULL, "message '%s' lacks '%s'", err.msg, want);
+    } else {
+        ck_assert_msg(m != NULL, "manifest did not load: %s", err.msg);
+    }
+    return m;
+}
+
+#define FAMILY_HEAD                                                                                              \
+    "family: sim\nlanguage: python\nrun: [\"true\"]\nknown_issues:\n"                                           \
+    "  - {id: skip, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \">= 2.0, < 2.4\"}\n" \
+    "  - {id: dies, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \"< 2.0\"}\n"    \
+    "  - {id: zero, kind: consumer-defect, compression: false, summary: s, evidence: e, versions: \"*\"}\n"      \
+    "  - {id: wrap, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \">= 2.0\",\n"   \
+    "     variants: [none]}\n"                                                                                      \
+    "  - {id: late, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \">= 4.0\",\n"    \
+    "     variants: [unwrap], effect: {compressed: duplicate}}\n"                                                 \
+    "  - {id: listener, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \">= 2.5\"}\n"   \
+    "  - {id: nostart, kind: consumer-defect, compression: false, summary: s, evidence: e, versions: \">= 5.0\",\n"  \
+    "     startup: true, effect: {uncompressed: parse-failure, compressed: parse-failure}}\n"
+
+START_TEST(manifest_ranges_checked)
+{
+    /* a pinned version that cites an issue outside its range does not load */
+    load_manifest(FAMILY_HEAD "versions:\n  - version: \"2.5\"\n    expect: {compressed: silent-skip skip}\n",
+                  "version 2.5 cites known issue 'skip' (expect compressed), but the issue's 'versions: >= 2.0, < 2.4'");
+    /* nor one that cites an issue of another variant */
+    load_manifest(FAMILY_HEAD "versions:\n  - version: \"2.5+unwrap\"\n    expect: {compressed: silent-skip wrap}\n",
+                  "with its 'variants' does not hold 2.5+unwrap");
+    /* nor an issue without a range, or with a range that does not parse */
+    load_manifest("family: sim\nrun: [\"true\"]\nknown_issues:\n"
+                  "  - {id: x, kind: consumer-defect, compression: true, summary: s, evidence: e}\n"
+                  "versions: [\"1.0\"]\n",
+                  "known issue 'x' needs 'versions'");
+    load_manifest("family: sim\nrun: [\"true\"]\nknown_issues:\n"
+                  "  - {id: x, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \"1.0 and newer\"}\n"
+                  "versions: [\"1.0\"]\n",
+                  "bad item '1.0 and newer'");
+}
+END_TEST
+
+static const char *k_sim = FAMILY_HEAD
+    "expect_by_scenario:\n"
+    "  dates: {uncompressed: mismatch zero, compressed: mismatch zero}\n"
+    "versions:\n"
+    "  - version: \"1.0\"\n"
+    "    expect: {uncompressed: pass, compressed: parse-failure dies}\n"
+    "  - version: \"2.0\"\n"
+    "    expect: {uncompressed: pass, compressed: silent-skip skip wrap}\n"
+    "    expect_by_scenario:\n"
+    "      dates: {compressed: silent-skip skip wrap zero}\n"
+    "  - version: \"3.0\"\n"
+    "    expect: {uncompressed: pass, compressed: silent-skip wrap}\n"
+    "  - version: \"3.0+unwrap\"\n"
+    "    expect: {uncompressed: pass, compressed: pass}\n"
+    "  - version: \"3.5\"\n"
+    "    expect: {uncompressed: pass, compressed: duplicate listener}\n";
+
+static void want_prediction(const cdch_manifest *m, const char *version, const char *scenario, const char *mode,
+                            const char *verdict, const char *causes)
+{
+    cdch_prediction p;
+    cdch_predict(m, version, scenario, mode, &p);
+    ck_assert_msg(strcmp(cdch_verdict_name(p.verdict), verdict) == 0 && strcmp(p.causes, causes) == 0,
+                  "%s %s %s: predicted %s '%s', want %s '%s'", version, scenario, mode, cdch_verdict_name(p.verdict),
+                  p.causes, verdict, causes);
+}
+
+START_TEST(prediction)
+{
+    cdch_manifest *m = load_manifest(k_sim, NULL);
+    want_prediction(m, "1.5", "crud", "compressed", "parse-failure", "dies");
+    want_prediction(m, "1.5", "crud", "uncompressed", "pass", "");
+    want_prediction(m, "1.5", "dates", "uncompressed", "mismatch", "zero");
+    want_prediction(m, "2.2", "crud", "compressed", "silent-skip", "skip wrap");
+    want_prediction(m, "2.2", "dates", "compressed", "silent-skip", "skip wrap zero");
+    want_prediction(m, "2.5", "crud", "compressed", "silent-skip", "wrap"); /* fixed skip, still wrap */
+    /* the variant's own pins: 3.5's duplicate (listener, in range) is not what +unwrap does (3.0+unwrap) */
+    want_prediction(m, "2.5+unwrap", "crud", "compressed", "pass", "");
+    /* no +unwrap pin says anything about 'dies' (none lies in its range): the plain pin's evidence counts */
+    want_prediction(m, "1.5+unwrap", "crud", "compressed", "parse-failure", "dies");
+    want_prediction(m, "2.5+unwrap", "dates", "compressed", "mismatch", "zero");
+    /* an issue no pinned version shows predicts by its own `effect` where nothing else does */
+    want_prediction(m, "4.1+unwrap", "crud", "compressed", "duplicate", "late");
+    want_prediction(m, "4.1+unwrap", "crud", "uncompressed", "pass", "");
+    want_prediction(m, "4.1+unwrap", "dates", "compressed", "mismatch", "zero");
+    /* an issue that stops the consumer before it reads the stream decides every cell */
+    want_prediction(m, "5.1", "crud", "compressed", "parse-failure", "nostart");
+    want_prediction(m, "5.1", "dates", "uncompressed", "parse-failure", "nostart");
+    cdch_prediction p;
+    cdch_predict(m, "2.2", "crud", "compressed", &p);
+    ck_assert_str_eq(p.in_range, "skip zero wrap");
+    /* ties: the nearest pinned version (3.5 for 3.7: duplicate), then the worse verdict (3.0 and 3.5 are
+     * as near as each other to 3.2) */
+    want_prediction(m, "3.7", "crud", "compressed", "duplicate", "listener");
+    want_prediction(m, "3.2", "crud", "compressed", "silent-skip", "wrap");
+    cdch_manifest_free(m);
+}
+END_TEST
+
+START_TEST(unpinned_records)
+{
+    cdch_manifest *m = load_manifest(k_sim, NULL);
+    cdch_err err;
+    cdch_manifest_version *v = cdch_manifest_unpinned(m, "2.2+unwrap", &err);
+    ck_assert_ptr_nonnull(v);
+    ck_assert(v->unpinned);
+    ck_assert_str_eq(v->version, "2.2+unwrap");
+    cdch_manifest_version_free(v);
+    ck_assert_ptr_null(cdch_manifest_unpinned(m, "2.2+nope", &err));
+    ck_assert_msg(strstr(err.msg, "unknown variant '+nope'") && strstr(err.msg, ": unwrap"), "%s", err.msg);
+    ck_assert_ptr_null(cdch_manifest_unpinned(m, "latest", &err));
+    ck_assert_msg(strstr(err.msg, "not a version"), "%s", err.msg);
+    ck_assert_ptr_null(cdch_manifest_unpinned(m, "file:/nonexistent/build", &err));
+    ck_assert_msg(strstr(err.msg, "local build '/nonexistent/build'"), "%s", err.msg);
+    v = cdch_manifest_unpinned(m, "file:/tmp/+unwrap", &err);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_str_eq(v->version, "file:/tmp+unwrap");
+    ck_assert_str_eq(v->local_path, "/tmp");
+    cdch_manifest_version_free(v);
+    cdch_manifest_free(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("version");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, order_maven_debezium);
+    tcase_add_test(tc, order_semver_pep440);
+    tcase_add_test(tc, order_file);
+    tcase_add_test(tc, valid_versions);
+    tcase_add_test(tc, ranges);
+    tcase_add_test(tc, bad_ranges);
+    tcase_add_test(tc, manifest_ranges_checked);
+    tcase_add_test(tc, prediction);
+    tcase_add_test(tc, unpinned_records);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tu_run(suite()); }
