@@ -267,6 +267,27 @@ START_TEST(prediction)
 }
 END_TEST
 
+/* mysql-binlog-connector-java io.debezium 0.40.2, row-metadata-full compressed: the plain-listener
+ * wrapper bug (0.41.0: silent-skip) and the TABLE_MAP fall-through (0.31.0: parse-failure) are both in
+ * range; 0.31.0 has both, so it shows which one wins: parse-failure (observed 2026-12-03). */
+START_TEST(prediction_by_the_most_similar_pin)
+{
+    cdch_manifest *m = load_manifest(
+        "family: sim\nrun: [\"true\"]\nknown_issues:\n"
+        "  - {id: fallthrough, kind: consumer-defect, compression: false, summary: s, evidence: e, versions: \">= 0.31.0, < 0.40.3\"}\n"
+        "  - {id: wrapper, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \"*\"}\n"
+        "versions:\n"
+        "  - version: \"0.31.0\"\n"
+        "    expect: {compressed: parse-failure fallthrough}\n"
+        "  - version: \"0.41.0\"\n"
+        "    expect: {compressed: silent-skip wrapper}\n",
+        NULL);
+    want_prediction(m, "0.40.2", "row-metadata-full", "compressed", "parse-failure", "fallthrough");
+    want_prediction(m, "0.40.3", "row-metadata-full", "compressed", "silent-skip", "wrapper");
+    cdch_manifest_free(m);
+}
+END_TEST
+
 START_TEST(unpinned_records)
 {
     cdch_manifest *m = load_manifest(k_sim, NULL);
@@ -303,6 +324,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_ranges);
     tcase_add_test(tc, manifest_ranges_checked);
     tcase_add_test(tc, prediction);
+    tcase_add_test(tc, prediction_by_the_most_similar_pin);
     tcase_add_test(tc, unpinned_records);
     suite_add_tcase(s, tc);
     return s;

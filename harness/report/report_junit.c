@@ -66,6 +66,32 @@ static void testcase(FILE *f, const cdch_jv *c)
                  or_empty(rep_str(ki, "kind")), or_empty(rep_str(ki, "summary")), or_empty(rep_str(ki, "evidence")));
         rep_xml_text(f, line);
     }
+    const cdch_jv *pred = cdch_jv_get(c, "prediction");
+    if (pred) {
+        snprintf(line, sizeof line, "predicted %s (a version the manifest does not pin): %s\n",
+                 or_empty(rep_str(pred, "verdict")), rep_bool(pred, "held") ? "held" : "did NOT hold");
+        rep_xml_text(f, line);
+    }
+    const char *cfg = rep_str(c, "config");
+    const cdch_jv *eff = cdch_jv_get(c, "config_effective");
+    const cdch_jv *e = eff ? cdch_jv_get(eff, "effective") : NULL, *kept = eff ? cdch_jv_get(eff, "kept") : NULL;
+    if (cfg) {
+        rep_xml_text(f, "config file: ");
+        rep_xml_text(f, cfg);
+        fputc('\n', f);
+    }
+    for (size_t k = 0; e && e->type == CDCH_JV_OBJECT && k < e->u.obj.n; k++) { /* the effective configuration */
+        const cdch_jv *v = e->u.obj.m[k].value;
+        snprintf(line, sizeof line, "config %s = %s\n", e->u.obj.m[k].key,
+                 v->type == CDCH_JV_STRING ? v->u.str.ptr : "(not a string)");
+        rep_xml_text(f, line);
+    }
+    for (size_t k = 0; kept && kept->type == CDCH_JV_OBJECT && k < kept->u.obj.n; k++) {
+        const cdch_jv *v = kept->u.obj.m[k].value;
+        snprintf(line, sizeof line, "config %s: kept by the harness (%s)\n", kept->u.obj.m[k].key,
+                 v->type == CDCH_JV_STRING ? v->u.str.ptr : "");
+        rep_xml_text(f, line);
+    }
     const cdch_jv *warn = cdch_jv_get(c, "warnings");
     for (size_t k = 0; warn && warn->type == CDCH_JV_ARRAY && k < warn->u.arr.n; k++)
         if (warn->u.arr.items[k]->type == CDCH_JV_STRING) {

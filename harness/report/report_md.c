@@ -145,11 +145,12 @@ static void config_section(const rep_doc *d, FILE *f)
         for (size_t k = 0; k < i && !seen; k++)
             seen = strcmp(rep_str(d->cells[k], "consumer"), con) == 0 &&
                    (cdch_jv_get(d->cells[k], "config_effective") || !eff);
-        if (seen || (!cfg && !rep_bool(c, "unpinned")))
+        if (seen)
             continue;
         if (!header) {
-            fputs("\n## Configuration\n\nThe settings each configured consumer's library was given (the adapter's "
-                  "report), and the user's settings the harness kept (host, credentials, server id, offsets).\n",
+            fputs("\n## Configuration\n\nThe settings each consumer's library was given (the adapter's config line: "
+                  "its defaults, or your file merged over them), and your settings the harness kept (host, "
+                  "credentials, server id, offsets).\n",
                   f);
             header = true;
         }

@@ -60,6 +60,17 @@ static size_t distance(const cdch_manifest *m, const char *p, const char *v)
     return n + 1000 * (64 - (cdch_version_common(p, v) < 64 ? cdch_version_common(p, v) : 64));
 }
 
+/* How many of the issues in range (in[]) also hold pinned version p: the pin
+ * that shares most of the version's known issues shows best how they
+ * combine (which one stops the consumer first). */
+static size_t similarity(const cdch_manifest *m, const char *p, const bool *in, size_t nissues)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nissues; i++)
+        n += in[i] && cdch_known_issue_holds(&m->issues[i], p);
+    return n;
+}
+
 /* Whether a pinned version of the variant lies in the range of one of the
  * causes ("id id") and does not cite it for that cell: the issue does not
  * show on that variant there. */
@@ -130,7 +141,7 @@ void cdch_predict(const cdch_manifest *m, const char *version, const char *scena
         return;
     bool found = false;
     const char *variant = cdch_version_variant(version);
-    size_t best_d = 0;
+    size_t best_d = 0, best_sim = 0;
     /* tier 0: the pinned versions of the same variant; tier 1 (when they give no candidate): every
      * pinned version, but an issue a pinned version of this variant shows not to apply is left out */
     for (int tier = 0; tier < 2 && !found; tier++) {
@@ -149,10 +160,12 @@ void cdch_predict(const cdch_manifest *m, const char *version, const char *scena
                     !all_in_range(m, causes, in, &n) || (tier == 1 && (same || refuted(m, causes, variant, scenario, mode))))
                     continue;
                 if (pass == 0) {
-                    size_t d = distance(m, p->version, version);
-                    if (!found || n > best_n || (n == best_n && d < best_d) ||
-                        (n == best_n && d == best_d && cdch_verdict_worse(v, out->verdict))) {
+                    size_t d = distance(m, p->version, version), sim = similarity(m, p->version, in, nissues);
+                    if (!found || sim > best_sim || (sim == best_sim && n > best_n) ||
+                        (sim == best_sim && n == best_n && d < best_d) ||
+                        (sim == best_sim && n == best_n && d == best_d && cdch_verdict_worse(v, out->verdict))) {
                         found = true;
+                        best_sim = sim;
                         best_n = n;
                         best_d = d;
                         out->verdict = v;

@@ -10,8 +10,10 @@
  * versions that show it: each pinned version's expectation for that
  * (scenario, mode) (expect_by_scenario, else expect) is a candidate when it
  * is not pass and every cause it cites is in range. The prediction is the
- * candidate citing the most causes (ties: the pinned version nearest in
- * version order, then the worse verdict), with the
+ * candidate of the pinned version that shares most of the in-range issues
+ * (it shows how they combine: which one stops the consumer first), then
+ * citing the most causes, then the pinned version nearest in version order,
+ * then the worse verdict, with the
  * causes of every candidate of that verdict. The pinned versions of the
  * same variant are asked first; when they give no candidate, every pinned
  * version is, but an issue is left out where a pinned version of the
