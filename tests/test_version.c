@@ -288,6 +288,29 @@ START_TEST(prediction_by_the_most_similar_pin)
 }
 END_TEST
 
+/* An issue not about compression that a pin shows uncompressed strikes the plain events of a compressed
+ * stream too (Debezium 1.4.1 row-metadata-full: the TABLE_MAP VISIBILITY NPE of 1.2.5/1.4.0 hits the
+ * watermark's TABLE_MAP; 1.2.5/1.4.0 die on type 40 before it when compressed). */
+START_TEST(prediction_across_modes)
+{
+    cdch_manifest *m = load_manifest(
+        "family: sim\nrun: [\"true\"]\nknown_issues:\n"
+        "  - {id: visnpe, kind: consumer-defect, compression: false, summary: s, evidence: e, versions: \"< 2.0\"}\n"
+        "  - {id: type40, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \"< 1.5\"}\n"
+        "  - {id: handler, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \">= 1.5, < 3.0\"}\n"
+        "versions:\n"
+        "  - version: \"1.0\"\n"
+        "    expect: {uncompressed: parse-failure visnpe, compressed: parse-failure type40}\n"
+        "  - version: \"2.5\"\n"
+        "    expect: {uncompressed: pass, compressed: silent-skip handler}\n",
+        NULL);
+    want_prediction(m, "1.7", "meta", "compressed", "parse-failure", "visnpe");
+    want_prediction(m, "1.7", "meta", "uncompressed", "parse-failure", "visnpe");
+    want_prediction(m, "2.1", "meta", "compressed", "silent-skip", "handler");
+    cdch_manifest_free(m);
+}
+END_TEST
+
 START_TEST(unpinned_records)
 {
     cdch_manifest *m = load_manifest(k_sim, NULL);
@@ -325,6 +348,7 @@ static Suite *suite(void)
     tcase_add_test(tc, manifest_ranges_checked);
     tcase_add_test(tc, prediction);
     tcase_add_test(tc, prediction_by_the_most_similar_pin);
+    tcase_add_test(tc, prediction_across_modes);
     tcase_add_test(tc, unpinned_records);
     suite_add_tcase(s, tc);
     return s;

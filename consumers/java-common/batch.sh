@@ -25,7 +25,9 @@ record_artifact() {
 # maven_not_served LOG VERSION...: when Maven's LOG says an artifact at one of the VERSIONs (a
 # +variant stripped) is not in the repository ("Could not find artifact G:A:TYPE:V in central (URL)",
 # or, cached from an earlier try, "G:A:TYPE:V was not found in URL during a previous attempt" (Maven
-# 3.9) / "Failure to find G:A:TYPE:V in URL was cached ..." (3.8)), prints
+# 3.9) / "Failure to find G:A:TYPE:V in URL was cached ..." (3.8), or "The following artifacts could
+# not be resolved: G:A:TYPE:V (absent)": a release whose modules are not all on Maven Central, e.g.
+# debezium-connector-binlog 3.6.0.Final), prints
 # "setup: not served: <Maven's words>" (consumers/README.md, issue 25) and exits 3. Else returns.
 maven_not_served() {
     local log=$1 said v
@@ -33,7 +35,7 @@ maven_not_served() {
     for v in "$@"; do
         v=${v%%+*}
         [ -n "$v" ] || continue
-        said=$(grep -o -m1 -E "(Could not find artifact|Failure to find) [^[:space:]]+:${v//./\\.} in [^[:space:]]+( \([^)]*\))?|[^[:space:]]+:${v//./\\.} was not found in [^[:space:]]+ during a previous attempt" "$log" || true)
+        said=$(grep -o -m1 -E "(Could not find artifact|Failure to find) [^[:space:]]+:${v//./\\.} in [^[:space:]]+( \([^)]*\))?|[^[:space:]]+:${v//./\\.} was not found in [^[:space:]]+ during a previous attempt|The following artifacts could not be resolved: [^[:space:]]+:${v//./\\.} \(absent\)" "$log" || true)
         if [ -n "$said" ]; then
             echo "setup: not served: $said" >&2
             exit 3

@@ -60,6 +60,20 @@ static size_t distance(const cdch_manifest *m, const char *p, const char *v)
     return n + 1000 * (64 - (cdch_version_common(p, v) < 64 ? cdch_version_common(p, v) : 64));
 }
 
+/* Whether one of the causes ("id id") is about compression. */
+static bool any_compression(const cdch_manifest *m, const char *causes)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", causes);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        const cdch_known_issue *ki = cdch_manifest_issue(m, w);
+        if (!ki || ki->compression)
+            return true;
+    }
+    return false;
+}
+
 /* How many of the issues in range (in[]) also hold pinned version p: the pin
  * that shares most of the version's known issues shows best how they
  * combine (which one stops the consumer first). */
@@ -147,17 +161,26 @@ void cdch_predict(const cdch_manifest *m, const char *version, const char *scena
     for (int tier = 0; tier < 2 && !found; tier++) {
         size_t best_n = 0;
         for (int pass = 0; pass < 2; pass++) { /* 0: choose the verdict; 1: gather its causes */
-            for (size_t i = 0; i < m->nversions; i++) {
-                const cdch_manifest_version *p = &m->versions[i];
+            /* each pinned version twice: its expectation for this mode, and (compressed, flip) its
+             * uncompressed one when every cause is an issue not about compression: such an issue strikes
+             * the plain events of a compressed stream too (the watermark, DDL), unless an earlier failure
+             * stops the consumer first, which the pins that have both show (similarity) */
+            for (size_t i = 0; i < 2 * m->nversions; i++) {
+                const cdch_manifest_version *p = &m->versions[i / 2];
+                bool cross = i % 2 == 1;
+                if (cross && (k <= 0))
+                    continue;
                 bool same = strcmp(cdch_version_variant(p->version), variant) == 0;
                 if (tier == 0 && !same)
                     continue;
-                const char *e = cdch_manifest_expect_for(m, p, scenario, mode);
-                const char *causes = cdch_manifest_cause_for(m, p, scenario, mode);
+                const char *pmode = cross ? "uncompressed" : mode;
+                const char *e = cdch_manifest_expect_for(m, p, scenario, pmode);
+                const char *causes = cdch_manifest_cause_for(m, p, scenario, pmode);
                 cdch_verdict v;
                 size_t n = 0;
                 if (!e || !causes || cdch_verdict_parse(e, &v) != 0 || v == CDCH_VERDICT_PASS ||
-                    !all_in_range(m, causes, in, &n) || (tier == 1 && (same || refuted(m, causes, variant, scenario, mode))))
+                    !all_in_range(m, causes, in, &n) || (cross && any_compression(m, causes)) ||
+                    (tier == 1 && (same || refuted(m, causes, variant, scenario, pmode))))
                     continue;
                 if (pass == 0) {
                     size_t d = distance(m, p->version, version), sim = similarity(m, p->version, in, nissues);

@@ -93,8 +93,9 @@ typedef struct cdch_known_issue {
     char *versions_note; /* free text for humans (which versions were checked, what is not located), or NULL */
     char *effect[3];   /* `effect: {uncompressed: V, compressed: V, flip: V}`: the verdict the issue gives every
                         * scenario in that mode where no pinned version shows it (predict.h); NULL: none */
-    bool startup;      /* `startup: true`: the consumer fails before it reads the stream, so its `effect` is
-                        * every cell's, whatever else is in range (predict.h) */
+    bool startup;      /* `startup: true`: its `effect` is every cell's, whatever else is in range (predict.h):
+                        * the consumer fails before it reads the stream, or on what every stream has (the
+                        * watermark's transaction) */
 } cdch_known_issue;
 
 /* Whether known issue ki concerns version ("V[+variant]"): V in its range and
