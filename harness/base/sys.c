@@ -98,3 +98,18 @@ const char *cdch_proc_stat_fields(const char *line)
     const char *rp = strrchr(line, ')');
     return rp && rp[1] == ' ' && rp[2] ? rp + 2 : NULL;
 }
+
+double cdch_proc_stat_cpu_seconds(const char *path)
+{
+    /* utime stime cutime cstime are fields 14-17, after "(comm)" */
+    char buf[1024];
+    if (cdch_read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    const char *q = cdch_proc_stat_fields(buf);
+    unsigned long long v[4];
+    if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                     &v[3]) != 4)
+        return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+}

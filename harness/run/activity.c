@@ -88,19 +88,16 @@ double cdch_activity_cpu_seconds(pid_t pid)
     size_t n = 0;
     procs[n++] = pid;
     double sum = 0;
-    long hz = sysconf(_SC_CLK_TCK);
     for (size_t i = 0; i < n; i++) {
-        char path[64], buf[1024];
+        char path[64];
         snprintf(path, sizeof path, "/proc/%d/stat", (int)procs[i]);
-        const char *q = cdch_read_small(path, buf, sizeof buf) > 0 ? cdch_proc_stat_fields(buf) : NULL;
-        unsigned long long v[4];
-        if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                         &v[3]) != 4) {
+        double cpu = cdch_proc_stat_cpu_seconds(path);
+        if (cpu < 0) {
             if (i == 0)
                 return -1;
             continue; /* a descendant that just ended: its CPU is its parent's cutime once waited for */
         }
-        sum += (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+        sum += cpu;
         proc_children(procs[i], procs, &n);
     }
     return sum;

@@ -538,18 +538,9 @@ double cdch_proc_cpu_seconds(const cdch_proc *p)
 {
     if (p->exited)
         return p->cpu_s;
-    /* /proc/PID/stat: utime stime cutime cstime are fields 14-17, after "(comm)" */
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)p->pid);
-    if (cdch_read_small(path, buf, sizeof buf) <= 0)
-        return -1;
-    const char *q = cdch_proc_stat_fields(buf);
-    unsigned long long v[4];
-    if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                     &v[3]) != 4)
-        return -1;
-    long hz = sysconf(_SC_CLK_TCK);
-    return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+    return cdch_proc_stat_cpu_seconds(path);
 }
 
 bool cdch_proc_output_pending(const cdch_proc *p)

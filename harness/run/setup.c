@@ -333,10 +333,12 @@ static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const 
     snprintf(e_ver, sizeof e_ver, "CDCH_VERSION=%s", vp[0]->arg);
     snprintf(e_local, sizeof e_local, "CDCH_LOCAL=%s", vp[0]->v && vp[0]->v->local_path ? vp[0]->v->local_path : "");
     char e_unpinned[] = "CDCH_UNPINNED=1";
-    bool unpinned = n == 1 && vp[0]->v && vp[0]->v->unpinned;
-    char *env1[] = {e_cache, e_root, e_ver, unpinned ? e_unpinned : NULL, e_local, NULL}, *envn[] = {e_root, NULL};
-    if (!(vp[0]->v && vp[0]->v->local_path))
-        env1[4] = NULL;
+    char *env1[6] = {e_cache, e_root, e_ver, NULL}, *envn[] = {e_root, NULL};
+    size_t ne = 3;
+    if (n == 1 && vp[0]->v && vp[0]->v->unpinned) /* never batched (cdch_setup_ensure) */
+        env1[ne++] = e_unpinned;
+    if (n == 1 && vp[0]->v && vp[0]->v->local_path)
+        env1[ne++] = e_local;
     fprintf(log, "# %s@%s: setup in %s:", m->family, cdch_buf_cstr(&keys), m->dir);
     cdch_buf_free(&keys);
     for (size_t i = 0; argv[i]; i++)

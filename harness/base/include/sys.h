@@ -40,6 +40,11 @@ long cdch_read_small(const char *path, char *buf, size_t n);
  * parentheses, so the last ')' ends it. NULL when the line is not one. */
 const char *cdch_proc_stat_fields(const char *line);
 
+/* The CPU seconds of /proc/PID/stat (path): utime + stime + cutime + cstime
+ * (its threads, and the children it has waited for); -1 when it cannot be
+ * read or parsed. */
+double cdch_proc_stat_cpu_seconds(const char *path);
+
 /* qsort comparator for an array of `char *` (strcmp order). */
 int cdch_cmp_strp(const void *a, const void *b);
 
