@@ -4,19 +4,22 @@
 # the runs and, when given, against a report recorded without load. A verdict must not change with
 # the machine's load (README, "Verdicts"): any cell that differs is listed and the exit status is 1.
 #
-#   bench/loaded_matrix.sh [--runs 2] [--unloaded REPORT.json] [--out DIR] [MATRIX.yaml [matrix options...]]
+#   bench/loaded_matrix.sh [--runs 2] [--load N] [--unloaded REPORT.json] [--out DIR] [MATRIX.yaml [matrix options...]]
+#
+# --load N: stress-ng --cpu N (default: the core count).
 #
 # Not part of the test suite (the default matrix takes tens of minutes per run under load).
 # Needs stress-ng (Debian package; installed when missing and running as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=2 unloaded= out=build/loaded
+runs=2 unloaded= out=build/loaded load=
 while [ $# -gt 0 ]; do
     case $1 in
         --runs) runs=$2; shift 2 ;;
         --unloaded) unloaded=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        --load) load=$2; shift 2 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) break ;;
     esac
 done
@@ -29,7 +32,7 @@ if ! command -v stress-ng >/dev/null; then
     else echo "stress-ng is missing: apt-get install stress-ng" >&2; exit 2; fi
 fi
 mkdir -p "$out"
-cores=$(nproc)
+cores=${load:-$(nproc)}
 reports=()
 for i in $(seq 1 "$runs"); do
     echo "== run $i of $runs: $matrix $*, with stress-ng --cpu $cores beside it"

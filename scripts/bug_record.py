@@ -126,6 +126,21 @@ BUGS = [
               "the transaction (an ArrayList) before the listener sees one: its JVM peaked at 3.9 GB RSS. 3 min 44 s "
               "wall for both cells, 2.25 GB expected.jsonl and 2.25 GB observed.jsonl. The pins are named_only "
               "(io.debezium 0.40.3 / 0.40.4, +unwrap: the listener replays getUncompressedEvents())"),
+    dict(bug="Debezium's own payload reader, int size (no upstream report found)",
+         link="https://github.com/debezium/debezium/blob/v3.6.1.Final/debezium-connector-binlog/src/main/java/io/debezium/connector/binlog/event/TransactionPayloadDeserializer.java#L69",
+         consumer="Debezium",
+         title="a transaction over 2 GiB uncompressed stops the connector: Debezium's TransactionPayloadDeserializer still reads the size as an int",
+         affected_versions="2.4.0.Final .. 3.6.1.Final (every release with DBZ-6786's reader)",
+         fixed_versions="none released",
+         cause="payload-uncompressed-size-int",
+         affected=["debezium@3.6.1.Final payload-over-2gib compressed"],
+         fixed=[],
+         note="soak run (ci/soak.yaml): the embedded client io.debezium 0.41.0 has dbz#1503's fix (row 7), but "
+              "Debezium registers its own deserializer for TRANSACTION_PAYLOAD (BinlogStreamingChangeEventSource.java:545-546 "
+              "at v3.6.1.Final), whose :69 reads the uncompressed size with readPackedInteger: IOException 'Stumbled upon "
+              "long even though int expected' (stack trace in the cell's stderr.log names TransactionPayloadDeserializer.java:69), "
+              "'Engine has failed'; and :86-90 would refuse any size over Integer.MAX_VALUE anyway (one byte[] per "
+              "transaction). 50-81 s wall (81 s beside other work), 4 CPU-seconds, nothing emitted"),
     dict(bug="DBZ-6786",
          link="https://issues.redhat.com/browse/DBZ-6786",
          consumer="Debezium",

@@ -23,7 +23,7 @@ run() { "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/
 
 scenario=$src/tests/data/run-small.yaml
 consumers=(cdcharness-ref broken-duplicate broken-reorder broken-checkpoint broken-value broken-hang
-           broken-spin broken-skip broken-announce-skip broken-die odd-equivalent)
+           broken-spin broken-skip broken-announce-skip broken-die odd-equivalent broken-late-flush)
 args=()
 for c in "${consumers[@]}"; do args+=(--consumer "$c"); done
 
@@ -49,6 +49,7 @@ want = {
     "broken-announce-skip@1":  ("pass", "parse-failure", True),
     "broken-die@1":            ("pass", "parse-failure", True),
     "odd-equivalent@1":        ("pass", "pass", False),
+    "broken-late-flush@1":     ("pass", "reorder", True),
 }
 r = json.load(open(sys.argv[1]))
 cells = {(c["consumer"], c["mode"]): c for c in r["cells"]}
@@ -91,14 +92,18 @@ if len(dup) != 1 or dup[0]["txn"] != 6:
 ro = cells[("broken-reorder@1", "compressed")]["reorders"]
 if len(ro) != 1 or (ro[0]["txn"], ro[0]["after_txn"]) != (6, 7):
     bad.append("reorder: %r" % ro)
-if r["totals"]["compression_regressions"] != 4:
+late = cells[("broken-late-flush@1", "compressed")]
+if late["observed_rows"] != late["expected_rows"] or late["stop"] != "done":
+    bad.append("late-flush: the late rows were not waited for: %s of %s rows, stop %s" %
+               (late["observed_rows"], late["expected_rows"], late["stop"]))
+if r["totals"]["compression_regressions"] != 5:
     bad.append("totals: %r" % r["totals"])
 if bad:
     print("\n".join(bad)); sys.exit(1)
 print("report.json: all %d cells as expected" % len(r["cells"]))
 EOF
 [ $rc -eq 0 ] || fail "run exited $rc; every cell should meet its manifest's expect"
-python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "22", t.attrib' \
+python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "24", t.attrib' \
   "$work/r1/junit.xml" || fail "junit.xml"
 grep -q '| broken-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ compression-regression' "$work/r1/summary.md" ||
   fail "summary.md lacks the silent-skip row"

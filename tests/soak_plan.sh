@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak matrix (ci/soak.yaml) stays out of the default one: it plans exactly its two cells (its
+# The soak matrix (ci/soak.yaml) stays out of the default one: it plans exactly its three cells (its
 # scenario ci/soak/payload-over-2gib.yaml and the manifest load), and no `named_only` version of any
 # manifest is planned by ci/matrix.yaml. Plans only (--list): nothing is generated or installed.
 #
@@ -13,7 +13,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 cut -f2- "$work/soak.txt" >"$work/soak.cells"
 printf '%s\t%s\t%s\n' \
   mysql-binlog-connector-java@0.40.3+unwrap payload-over-2gib compressed \
-  mysql-binlog-connector-java@0.40.4+unwrap payload-over-2gib compressed >"$work/want"
+  mysql-binlog-connector-java@0.40.4+unwrap payload-over-2gib compressed \
+  debezium@3.6.1.Final payload-over-2gib compressed >"$work/want"
 diff "$work/want" "$work/soak.cells" || fail "ci/soak.yaml plans other cells"
 "$bin" matrix "$src/ci/matrix.yaml" --list >"$work/default.txt" 2>"$work/default.err" ||
   { cat "$work/default.err"; fail "default --list"; }

@@ -103,6 +103,42 @@ double cdch_activity_cpu_seconds(pid_t pid)
     return sum;
 }
 
+/* The run-queue wait (schedstat's second field, ns) of every thread of pid
+ * added to *sum; pid's children appended to kids. */
+static bool proc_waited(pid_t pid, double *sum, pid_t *kids, size_t *nk)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[128], buf[128];
+        snprintf(path, sizeof path, "%s/%s/schedstat", dir, de->d_name);
+        unsigned long long run_ns, wait_ns;
+        if (cdch_read_small(path, buf, sizeof buf) > 0 && sscanf(buf, "%llu %llu", &run_ns, &wait_ns) == 2)
+            *sum += (double)wait_ns / 1e9;
+    }
+    closedir(d);
+    proc_children(pid, kids, nk);
+    return true;
+}
+
+double cdch_activity_waited_seconds(pid_t pid)
+{
+    pid_t procs[MAX_PROCS];
+    size_t n = 0;
+    procs[n++] = pid;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!proc_waited(procs[i], &sum, procs, &n) && i == 0)
+            return -1;
+    return sum;
+}
+
 /* One /proc/net/tcp{,6} file: add the queues of port's connections to *sum;
  * false when the file cannot be read. The file is read whole, in as few
  * read(2)s as it takes: the kernel resumes each read by counting its way back

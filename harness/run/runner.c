@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "activity.h"
+#include "waits.h"
 #include "admit.h"
 #include "attach.h"
 #include "events.h"
@@ -998,14 +998,6 @@ static void on_line(void *ud, const char *line, size_t len)
     }
 }
 
-static bool got_error(const cdch_change_list *l)
-{
-    for (size_t i = 0; i < l->nctl; i++)
-        if (l->ctl[i].kind == CDCH_CTL_ERROR)
-            return true;
-    return false;
-}
-
 static bool got_ready(const cdch_change_list *l)
 {
     for (size_t i = 0; i < l->nctl; i++)
@@ -1126,22 +1118,6 @@ static void session_stop_cell(wstate *ws, cellio *io)
         cdch_proc_stop(ws->p, 2000, on_line, io);
 }
 
-/* Expected rows of the transactions that end at or before file:pos (the
- * binlog file names sort in order). */
-static size_t rows_before(const stream *st, const char *file, uint64_t pos)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < st->expected->n; i++) {
-        const cdch_txn_loc *loc = cdch_stream_index_txn(&st->idx, st->expected->items[i].txn);
-        if (!loc)
-            continue;
-        int c = strcmp(loc->file, file);
-        if (c < 0 || (c == 0 && loc->end <= pos))
-            n++;
-    }
-    return n;
-}
-
 static void set_error(cdch_cell *cell, const char *msg, double t0)
 {
     cdch_outcome o;
@@ -1183,83 +1159,6 @@ typedef struct cellrun {
     double cpu0;         /* the adapter's CPU seconds when the cell began (a warm session's so far) */
     cdch_outcome oc;
 } cellrun;
-
-/* The supervision's clocks and the fault hold (the server holding a
- * scenario fault's cut until the consumer had its chance). */
-typedef struct watch {
-    double startup, idle_after;
-    double hold_t;        /* when the server began holding a fault's cut (0: not yet) */
-    size_t hold_need;     /* rows of the transactions delivered whole before the cut */
-    bool cut_released, cut_after_error;
-    bool mark_released;   /* hold_end_marker: the primary may send the watermark */
-    bool delivered;       /* the primary sent the whole stream */
-    double deliv_t;
-    uint64_t last_sent;
-    double sent_t;
-    double cut_idle_t;    /* since when no dump connection streams after a fault cut (0: one does) */
-    double sample_t;      /* the last look at the consumer's threads and connections */
-    double quiet_t;       /* since when they have been quiet (0: busy at the last look) */
-    uint64_t pending;     /* bytes in flight to the consumer at the last look */
-    uint64_t out_bytes;   /* stdout bytes read at the last look, lines or not */
-    double out_t;         /* when that count last moved */
-    /* the consumer's own clock (activity.h cdch_activity_cpu_seconds): CPU seconds of its process tree */
-    double cpu_t;         /* when it was last read (0: never) */
-    double cpu0;          /* at the cell's start */
-    double cpu;           /* at the last read */
-    double cpu_progress;  /* at the last progress (a stdout line) */
-    double progress_t;    /* that progress's time */
-    char hang_how[160];   /* why the timeout said hang */
-} watch;
-
-/* The consumer's CPU seconds, read every 0.5 s, and its CPU at its last
- * progress (a stdout line). */
-static void sample_cpu(cellrun *c, watch *w, double t)
-{
-    if (w->cpu_t == 0 || t - w->cpu_t >= 0.5) {
-        double cpu = cdch_activity_cpu_seconds(cdch_proc_pid(c->p));
-        if (cpu >= 0) {
-            if (w->cpu_t == 0)
-                w->cpu0 = w->cpu_progress = cpu;
-            w->cpu = cpu;
-        }
-        w->cpu_t = t;
-    }
-    if (c->io.last_activity != w->progress_t) {
-        w->progress_t = c->io.last_activity;
-        w->cpu_progress = w->cpu;
-    }
-}
-
-/* How long the consumer has been quiet: no stdout line, no thread runnable
- * or in I/O wait, no output of its waiting in our pipes, and no progress in
- * reading the bytes in flight on its connections to the primary
- * (activity.h); looked at every 100 ms. A consumer starved of CPU by the
- * machine's load is runnable, so it is never quiet: load stretches the
- * waits below, it cannot shorten them into a verdict. */
-static double quiet_for(cellrun *c, watch *w, double t)
-{
-    if (t - w->sample_t >= 0.1) {
-        w->sample_t = t;
-        bool busy = cdch_proc_output_pending(c->p) || cdch_activity_busy(cdch_proc_pid(c->p));
-        /* bytes in flight that the consumer is reading (the count moved since the last look) are
-         * work ahead; bytes that stay put are a consumer that stopped reading (one that failed on
-         * an event). Looked at only when nothing else says busy; asked of the kernel per
-         * connection (sock_diag), /proc/net/tcp only when that fails: it walks the kernel's whole
-         * socket table (milliseconds of system time per read: bench/README) */
-        if (!busy && c->prim) {
-            uint64_t pending = cdch_primary_bytes_in_flight(c->prim);
-            busy = pending > 0 && pending != w->pending;
-            w->pending = pending;
-        }
-        if (busy)
-            w->quiet_t = 0;
-        else if (w->quiet_t == 0)
-            w->quiet_t = t;
-    }
-    if (w->quiet_t == 0)
-        return 0;
-    return t - (w->quiet_t > c->io.last_activity ? w->quiet_t : c->io.last_activity);
-}
 
 static void close_logs(cellrun *c)
 {
@@ -1389,153 +1288,19 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
     }
 }
 
-/* A scenario fault is about to cut the connection: the server holds it
- * there until the consumer has emitted the rows of every transaction it
- * received whole, said something, or stayed quiet for hold_quiet_s; then the
- * cut happens. What the consumer had a chance to emit before the cut is
- * decided here, not by the machine's load. */
-static void release_held_cut(cellrun *c, watch *w, double t)
-{
-    char hf[256];
-    uint64_t hp = 0;
-    if (!cdch_primary_cut_held(c->prim, hf, sizeof hf, &hp))
-        return;
-    if (w->hold_t == 0) {
-        w->hold_t = t;
-        w->hold_need = rows_before(c->st, hf, hp);
-    }
-    double quiet = quiet_for(c, w, t);
-    bool emitted = c->obs->n >= w->hold_need && quiet >= 0.3;
-    bool spoke = got_error(c->obs);
-    if (emitted || spoke || (quiet >= c->r->o.hold_quiet_s && t - w->hold_t >= c->r->o.hold_quiet_s)) {
-        w->cut_after_error = spoke;
-        cdch_primary_release_cut(c->prim);
-        w->cut_released = true;
-    }
-}
-
-/* hold_end_marker: the primary holds the watermark transaction until the
- * consumer has acted on everything before it: quiet (activity.h) for 0.3 s,
- * or for hold_quiet_s once it has reported an error (a consumer whose task
- * stops on its error a poll interval later, Debezium's ChangeEventQueue,
- * would otherwise emit the watermark or not depending on the machine's
- * load). */
-static void release_held_mark(cellrun *c, watch *w, double t)
-{
-    if (!cdch_primary_mark_held(c->prim))
-        return;
-    double quiet = quiet_for(c, w, t);
-    if (quiet >= (got_error(c->obs) ? c->r->o.hold_quiet_s : 0.3)) {
-        cdch_primary_release_mark(c->prim);
-        w->mark_released = true;
-    }
-}
-
-/* A fault of the scenario cut the connection: the consumer is expected to
- * come back by itself. Once nothing streams and nothing was printed for
- * resume_wait_s, it did not (BinaryLogClient's keepalive thread looks every
- * 60 s by default). */
-static bool not_resumed(cellrun *c, watch *w, double t)
-{
-    if (cdch_primary_active_dumps(c->prim) > 0) {
-        w->cut_idle_t = 0;
-        return false;
-    }
-    if (w->cut_idle_t == 0)
-        w->cut_idle_t = t;
-    double since = c->io.last_activity > w->cut_idle_t ? c->io.last_activity : w->cut_idle_t;
-    return t - since >= c->r->o.resume_wait_s;
-}
-
-/* The consumer went idle after the primary sent the whole stream, or
- * reported an error and went quiet. */
-static bool went_idle(cellrun *c, watch *w, double t)
-{
-    if (!w->delivered && cdch_primary_events_sent(c->prim) >= c->st->events) {
-        w->delivered = true;
-        w->deliv_t = t;
-    }
-    /* quiet (activity.h) since the whole stream went out: a consumer still decoding is busy */
-    double quiet = quiet_for(c, w, t);
-    if (w->delivered && quiet >= w->idle_after && t - w->deliv_t >= w->idle_after)
-        return true;
-    /* it reported an error and went quiet: no output, and the primary sends nothing more
-     * (a consumer that died on an event stops reading) */
-    uint64_t sent = cdch_primary_events_sent(c->prim);
-    if (sent != w->last_sent) {
-        w->last_sent = sent;
-        w->sent_t = t;
-    }
-    /* after a cut the library may report the drop and reconnect on its own schedule: the
-     * resume wait decides then. One that retries for ever after its error (Debezium's unlimited
-     * retries reconnect and query every half second) is never quiet: five times the window
-     * without a line or a byte of the stream ends it */
-    double since = c->io.last_activity > w->sent_t ? c->io.last_activity : w->sent_t;
-    return (quiet >= w->idle_after || t - since >= 5 * w->idle_after) && t - w->sent_t >= w->idle_after &&
-           got_error(c->obs) &&
-           (w->cut_after_error || !cdch_primary_last_cut(c->prim, NULL, 0, NULL));
-}
-
-/* Whether to stop the adapter now, and why (CDCH_STOP_NONE: keep going). */
-static cdch_stop_reason stop_reason(cellrun *c, watch *w, double t)
-{
-    const cdch_run *r = c->r;
-    sample_cpu(c, w, t);
-    /* a consumer still starting (a JVM under load) is busy, not hung: it is out of time when it has
-     * been quiet past the startup timeout, or spent that many CPU-seconds without a line */
-    if (!c->io.any_line && ((t - c->t0 >= w->startup && quiet_for(c, w, t) >= 1.0) || w->cpu - w->cpu0 >= w->startup))
-        return CDCH_STOP_STARTUP_TIMEOUT;
-    if (c->obs->n >= c->st->expected->n && quiet_for(c, w, t) >= r->o.grace_s)
-        return CDCH_STOP_DONE;
-    /* the watermark arrived: whatever the consumer was going to emit before it has arrived too (the
-     * row is the signal; the short grace only catches a stray line right behind it). Output still
-     * coming (bytes in our pipe, or read since the last look, a line or not) is not the end: a
-     * consumer that floods after its rows is read until the flood limit says so. */
-    if (c->io.watermark_at > 0) {
-        uint64_t ob = cdch_proc_stdout_bytes(c->p);
-        if (ob != w->out_bytes) {
-            w->out_bytes = ob;
-            w->out_t = t;
-        }
-        double since = c->io.last_activity > w->out_t ? c->io.last_activity : w->out_t;
-        if (t - since >= (r->o.grace_s < 0.5 ? r->o.grace_s : 0.5) && !cdch_proc_output_pending(c->p))
-            return CDCH_STOP_DONE;
-    }
-    if (c->prim && !w->cut_released)
-        release_held_cut(c, w, t);
-    if (c->prim && !w->mark_released)
-        release_held_mark(c, w, t);
-    if (c->prim && w->cut_released && !w->cut_after_error && cdch_primary_last_cut(c->prim, NULL, 0, NULL) &&
-        not_resumed(c, w, t))
-        return CDCH_STOP_NOT_RESUMED;
-    if (c->prim && went_idle(c, w, t))
-        return CDCH_STOP_IDLE_AFTER_STREAM;
-    /* hung, in the consumer's own time: no progress (no stdout line) for the timeout while quiet
-     * (blocked: no thread runnable, nothing in flight), or the timeout's worth of its own CPU-seconds
-     * spent since its last line (spinning). A consumer starved by the machine's load is runnable, so
-     * never quiet, and gets no CPU, so its budget does not run down: load never makes a hang. */
-    double progress = c->io.last_activity > c->t0 ? c->io.last_activity : c->t0;
-    if (t - progress >= r->o.timeout_s && quiet_for(c, w, t) >= 2.0) {
-        snprintf(w->hang_how, sizeof w->hang_how, "blocked: no output, no thread running, nothing in flight");
-        return CDCH_STOP_TIMEOUT;
-    }
-    if (w->cpu - w->cpu_progress >= r->o.timeout_s) {
-        snprintf(w->hang_how, sizeof w->hang_how, "%.0f CPU-seconds of its own spent without output",
-                 w->cpu - w->cpu_progress);
-        return CDCH_STOP_TIMEOUT;
-    }
-    return CDCH_STOP_NONE;
-}
-
 /* Pump the adapter's output until it exits, ends its cell (session mode),
  * a stop condition holds or the harness is interrupted. *running: the
  * adapter was still running at the end. */
-static cdch_stop_reason supervise(cellrun *c, watch *w, bool *running)
+static cdch_stop_reason supervise(cellrun *c, cdch_waits *w, bool *running)
 {
     cdch_stop_reason why = CDCH_STOP_NONE;
     c->io.last_activity = now_s();
+    cdch_waits_view v = {c->p, c->prim, c->obs, c->st->expected, &c->st->idx, c->st->events, 0, 0, false};
     while ((*running = cdch_proc_pump(c->p, 100, on_line, &c->io)) && !c->io.ended) {
-        why = cdch_proc_flooded(c->p) ? CDCH_STOP_FLOOD : stop_reason(c, w, now_s());
+        v.last_line = c->io.last_activity;
+        v.watermark_at = c->io.watermark_at;
+        v.any_line = c->io.any_line;
+        why = cdch_proc_flooded(c->p) ? CDCH_STOP_FLOOD : cdch_waits_check(w, &v, now_s());
         if (why != CDCH_STOP_NONE || cdch_proc_interrupted())
             break;
     }
@@ -1546,7 +1311,7 @@ static cdch_stop_reason supervise(cellrun *c, watch *w, bool *running)
 
 /* The adapter's end: it exited (or ended its cell) by itself, or the
  * harness stops it; record how, its stderr, and let go of it. */
-static void end_adapter(cellrun *c, wstate *ws, const watch *w, cdch_stop_reason why, bool running)
+static void end_adapter(cellrun *c, wstate *ws, const cdch_waits *w, cdch_stop_reason why, bool running)
 {
     cdch_cell *cell = c->cell;
     cdch_outcome *oc = &c->oc;
@@ -1697,11 +1462,10 @@ static void run_cell_steps(cdch_run *r, size_t ci, wstate *ws)
     c.oc.exit_status = -1;
     c.oc.files_source = cdch_manifest_files_source(c.con->m, c.con->v);
     c.oc.timeout_s = r->o.timeout_s;
-    watch w;
-    memset(&w, 0, sizeof w);
-    w.startup = c.con->m->startup_timeout;
-    w.idle_after = r->o.idle_after_stream_s > 0 ? r->o.idle_after_stream_s : 2.0;
-    w.sent_t = c.t0;
+    cdch_waits_cfg wc = {r->o.timeout_s, r->o.grace_s, r->o.hold_quiet_s, r->o.resume_wait_s,
+                         c.con->m->startup_timeout, r->o.idle_after_stream_s};
+    cdch_waits w;
+    cdch_waits_init(&w, &wc, c.t0);
     char *harness_msg = NULL;
     if (!c.p) {
         harness_msg = xprintf("adapter %s@%s: %s", cell->family, cell->version, err.msg);

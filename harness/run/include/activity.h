@@ -34,6 +34,14 @@ bool cdch_activity_busy(pid_t pid);
  * consumer starved of CPU by the machine's load does not advance it. */
 double cdch_activity_cpu_seconds(pid_t pid);
 
+/* Seconds the threads of process `pid` and of its descendants alive now
+ * have spent runnable but waiting for a CPU (the run-queue delay of
+ * /proc/<pid>/task/<tid>/schedstat, summed over threads); -1 when pid is
+ * gone. What the machine's load took from the consumer: waits.h subtracts
+ * it from the wall clock to get the consumer's own time. The sum may go
+ * down when a thread ends (its delay leaves with it). */
+double cdch_activity_waited_seconds(pid_t pid);
+
 /* Bytes in flight on the TCP connections of the local server on `port`:
  * the server side's send queue plus the client side's receive queue, over
  * every connection to 127.0.0.1:port (IPv4 and IPv6). 0 when there is

@@ -13,36 +13,10 @@
  * run the adapter with the environment of consumers/README.md plus CDCH_BIN
  * (this cdcharness binary), CDCH_SCENARIO (the scenario file) and CDCH_MODE;
  * read its stdout as it comes (session adapters: one launch serves many
- * cells, consumers/README.md "Session mode"); stop it when
- *   - the watermark row arrived (watermark.h) and the consumer was quiet
- *     for min(grace_s, 0.5 s),
- *   - every expected row arrived (by count) and it was quiet for grace_s,
- *   - (source: server) it printed an error line and then was quiet, and
- *     read nothing new, for the idle-after-stream time,
- *   - or (source: server) every event was sent and it was quiet for
- *     idle_after_stream_s since (auto: 2 s),
- *   - or it printed nothing (no ready line, no event) within the manifest's
- *     startup_timeout and is quiet (one still starting is busy),
- *   - or (a scenario fault cut its connection) no dump connection streamed
- *     and it printed nothing for resume_wait_s (verdict no-resume: the
- *     libraries reconnect on their own timers, e.g. BinaryLogClient's 60 s
- *     keepalive, which no signal announces),
- * "Quiet" is a signal, not a timer (activity.h): no stdout line, no thread
- * of the adapter's process tree runnable or in I/O wait, and no byte in
- * flight on its connections to the primary, for the whole window; the
- * windows only cover consumers' own timers (a poll loop sleeping between
- * batches). A consumer starved of CPU by load is runnable, so load can
- * only stretch a wait, never turn it into a verdict.
- * A scenario fault's cut is held by the fake primary (primary.h) after the
- * last complete event before it, and released when the consumer has emitted
- * the rows of every transaction it received whole, printed an error, or
- * was quiet for hold_quiet_s: what it had the chance to emit before the cut
- * does not depend on the machine's load.
- *   - or it made no progress (no stdout line) for timeout_s and is quiet
- *     (blocked), or it spent timeout_s of its own CPU-seconds (its process
- *     tree's, activity.h) since its last line (spinning): a consumer starved
- *     of CPU is never quiet and its CPU does not run down, so load alone
- *     never makes a hang (the startup timeout counts the same two ways),
+ * cells, consumers/README.md "Session mode"); stop it when waits.h says so
+ * (done, the watermark trusted, idle after the stream, not resumed after a
+ * fault's cut, start-up timeout, hang: each window in the consumer's own
+ * time, quiet or CPU-seconds, never the wall clock of a busy machine),
  * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
  * compression-regression flag: a compressed or flip cell worse than the same
  * consumer@version × scenario uncompressed (cdch_verdict_regression).

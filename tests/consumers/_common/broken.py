@@ -15,6 +15,9 @@ would. tests/run_verdicts.sh asserts the verdict `cdcharness run` gives each.
   checkpoint-zero    rows of compressed transactions report pos 0
   value              the first UPDATE's after.note is altered
   hang               one transaction, then nothing, ignoring SIGTERM
+  late-flush         rows of compressed transactions handed to the sink on a
+                     1 s timer: printed after the watermark (late, not lost),
+                     then nothing until stopped
   spin               one transaction, then a loop at 100 % CPU printing nothing
   skip-compressed    rows of compressed transactions are dropped, silently
   announce-skip      same, but an error line is printed for each
@@ -241,6 +244,18 @@ def run_one(behaviour, args=()):
     elif behaviour == "hang":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for r in txns[0]:
+            emit(clean(r))
+        while True:
+            time.sleep(1)
+    elif behaviour == "late-flush":
+        held = []
+        for r in rows:
+            if r["compressed"] and r["table"] != "cdch_watermark":
+                held.append(r)
+            else:
+                emit(clean(r))
+        time.sleep(1.0)  # the sink's flush timer: asleep, quiet
+        for r in held:
             emit(clean(r))
         while True:
             time.sleep(1)
