@@ -39,6 +39,8 @@ echo "== the watermark row filtered out"
 check_fails contract-drop-watermark "^FAIL  run-small uncompressed: the watermark row (cdch_watermark, the stream's last transaction) never arrived"
 echo "== log lines on stdout"
 check_fails contract-stdout-logs "^FAIL  run-small compressed: 3 stdout line(s) are neither change events nor control lines (item 2: logs go to stderr); first: line 2: .*INFO BinlogReader"
+echo "== SIGTERM ignored: killed after its grace (5 s of its own time)"
+check_fails hostile-ignore-term "^FAIL  run-small .*: the adapter did not stop within its grace and was killed after [5-9]\.[0-9] s of its own time"
 echo "== a flood on stdout"
 check_fails hostile-flood-stdout "stdout flood"
 

@@ -96,10 +96,11 @@ static void check_cells(checks *k, cdch_run *r, const cdch_manifest *m)
                 where, c->mode);
         if (c->stop == CDCH_STOP_FLOOD)
             say(k, "FAIL", "%s %s: stdout flood: more than 8 MiB + 4 x expected.jsonl (item 4)", where, c->mode);
-        if (c->stop != CDCH_STOP_EXITED && c->wait_seconds > 8.0)
-            say(k, "FAIL", "%s %s: the adapter took %.1f s from its last line to its stop (item 6: stop within 5 s "
-                           "of SIGTERM or the session's stop)",
-                where, c->mode, c->wait_seconds);
+        /* the stop's grace counts the adapter's own time (activity.h), so load does not fail it */
+        if (c->stop != CDCH_STOP_EXITED && c->stop_forced)
+            say(k, "FAIL", "%s %s: the adapter did not stop within its grace and was killed after %.1f s of its own time "
+                           "(item 6: stop within 5 s of SIGTERM, or 10 s of the session's stop line)",
+                where, c->mode, c->stop_seconds);
         bool basic = strcmp(c->scenario, "crud-basic") == 0 && strcmp(c->mode, "uncompressed") == 0;
         if (basic && c->verdict != CDCH_VERDICT_PASS)
             say(k, "FAIL", "crud-basic uncompressed: %s, not pass: inserts, updates and deletes of plain columns must "

@@ -272,6 +272,8 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         fputc(']', f);
         fprintf(f, ",\"seconds\":%.3f,\"startup_seconds\":%.3f,\"wait_seconds\":%.3f,\"launched\":%s,\"cpu_seconds\":%.2f",
                 c->seconds, c->startup_seconds, c->wait_seconds, c->launched ? "true" : "false", c->cpu_seconds);
+        if (c->stop != CDCH_STOP_EXITED && c->stop != CDCH_STOP_NONE)
+            fprintf(f, ",\"stop_seconds\":%.3f,\"stop_forced\":%s", c->stop_seconds, c->stop_forced ? "true" : "false");
         KV_STR(f, "stop", cdch_stop_reason_name(c->stop));
         fprintf(f, ",\"exit_status\":%d,\"exit_signal\":%d,\"ready\":%s", c->exit_status, c->exit_signal,
                 c->got_ready ? "true" : "false");

@@ -139,6 +139,26 @@ double cdch_activity_waited_seconds(pid_t pid)
     return sum;
 }
 
+void cdch_own_clock_start(cdch_own_clock *c, pid_t pid, double now)
+{
+    c->t = now;
+    c->waited = cdch_activity_waited_seconds(pid);
+    c->own = 0;
+}
+
+double cdch_own_clock_read(cdch_own_clock *c, pid_t pid, double now)
+{
+    double w = cdch_activity_waited_seconds(pid);
+    /* a thread that ended takes its delay with it: the sum may go down, never counted as time */
+    double lost = w >= 0 && c->waited >= 0 && w > c->waited ? w - c->waited : 0;
+    if (now - c->t > lost)
+        c->own += now - c->t - lost;
+    if (w >= 0)
+        c->waited = w;
+    c->t = now;
+    return c->own;
+}
+
 /* One /proc/net/tcp{,6} file: add the queues of port's connections to *sum;
  * false when the file cannot be read. The file is read whole, in as few
  * read(2)s as it takes: the kernel resumes each read by counting its way back

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "activity.h"
 #include "buf.h"
 #include "sys.h"
 #include "xalloc.h"
@@ -46,6 +47,8 @@ struct cdch_proc {
     uint64_t delivered; /* stdout lines handed to the caller so far */
     char token[64];     /* CDCH_PROC_TOKEN=... in the environment of the child and its descendants */
     double cpu_s;       /* once reaped: its user + system CPU seconds (wait4), descendants it waited for included */
+    bool stop_forced;   /* cdch_proc_stop: it outlived the grace (SIGKILL) */
+    double stop_own_s;  /* cdch_proc_stop: its own seconds from SIGTERM to its exit or the SIGKILL */
 };
 
 static unsigned long g_token_seq; /* per harness process; under g_token_lock */
@@ -524,10 +527,28 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud)
     if (p->exited)
         return;
     kill(-p->pid, SIGTERM);
-    double t0 = now_ms();
-    while (!leader_gone(p) && now_ms() - t0 < grace_ms)
+    /* the grace is the process's own time (waits.h): wall time less what its threads waited for a
+     * CPU, so a process starved by the machine's load gets its full grace; bounded by ten graces of
+     * wall time (and a minute) so the harness never waits for ever */
+    double t0 = now_ms(), own = 0;
+    double cap = grace_ms * 10.0 < 60000 ? grace_ms * 10.0 : 60000;
+    cdch_own_clock clk;
+    cdch_own_clock_start(&clk, p->pid, t0 / 1e3);
+    bool gone;
+    while (!(gone = leader_gone(p)) && own < grace_ms && now_ms() - t0 < cap) {
         poll_once(p, 50, fn, ud);
+        own = cdch_own_clock_read(&clk, p->pid, now_ms() / 1e3) * 1e3;
+    }
+    p->stop_forced = !gone && !leader_gone(p);
+    p->stop_own_s = own / 1e3;
     finish(p, fn, ud); /* SIGKILLs whatever is left, reaps */
+}
+
+bool cdch_proc_stop_forced(const cdch_proc *p, double *own_seconds)
+{
+    if (own_seconds)
+        *own_seconds = p->stop_own_s;
+    return p->stop_forced;
 }
 
 bool cdch_proc_exited(const cdch_proc *p) { return p->exited; }

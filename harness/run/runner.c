@@ -1102,20 +1102,28 @@ static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv,
     return ws->p;
 }
 
-/* Ask the session adapter to stop the cell's consumer; wait up to 10 s for
- * its "stopped" line, else kill it (the next cell launches a fresh one). */
-static void session_stop_cell(wstate *ws, cellio *io)
+/* Ask the session adapter to stop the cell's consumer; wait up to 10 s of
+ * its own time (activity.h: a session starved by load gets them all; at most
+ * a minute of wall time) for its "stopped" line, else kill it (the next cell
+ * launches a fresh one). True when it answered in time; *own: its seconds. */
+static bool session_stop_cell(wstate *ws, cellio *io, double *own)
 {
     char line[96];
     snprintf(line, sizeof line, "{\"kind\":\"stop\",\"cell\":\"%s\"}", io->cell_id);
     cdch_err e;
+    *own = 0;
     if (cdch_proc_send(ws->p, line, 2000, &e) == 0) {
         double t0 = now_s();
-        while (!io->stopped && !io->ended && cdch_proc_pump(ws->p, 100, on_line, io) && now_s() - t0 < 10) {
-        }
+        cdch_own_clock clk;
+        cdch_own_clock_start(&clk, cdch_proc_pid(ws->p), t0);
+        while (!io->stopped && !io->ended && cdch_proc_pump(ws->p, 100, on_line, io) && *own < 10 &&
+               now_s() - t0 < 60)
+            *own = cdch_own_clock_read(&clk, cdch_proc_pid(ws->p), now_s());
     }
-    if (!io->stopped && !io->ended && !cdch_proc_exited(ws->p))
+    bool answered = io->stopped || io->ended;
+    if (!answered && !cdch_proc_exited(ws->p))
         cdch_proc_stop(ws->p, 2000, on_line, io);
+    return answered;
 }
 
 static void set_error(cdch_cell *cell, const char *msg, double t0)
@@ -1331,9 +1339,10 @@ static void end_adapter(cellrun *c, wstate *ws, const cdch_waits *w, cdch_stop_r
     } else {
         size_t nctl = c->obs->nctl; /* control lines printed while being stopped do not count */
         if (c->in_session) {
-            session_stop_cell(ws, &c->io);
+            cell->stop_forced = !session_stop_cell(ws, &c->io, &cell->stop_seconds);
         } else {
             cdch_proc_stop(c->p, 5000, on_line, &c->io);
+            cell->stop_forced = cdch_proc_stop_forced(c->p, &cell->stop_seconds);
             cdch_proc_status(c->p, &oc->exit_status, &oc->exit_signal);
         }
         c->obs->nctl = nctl;

@@ -13,7 +13,6 @@ void cdch_waits_init(cdch_waits *w, const cdch_waits_cfg *cfg, double t0)
     if (w->cfg.idle_after_s <= 0)
         w->cfg.idle_after_s = 2.0;
     w->t0 = t0;
-    w->waited = -1;
     w->hold_own = -1;
     w->cut_idle_own = -1;
     w->wm_own = -1;
@@ -29,20 +28,15 @@ static void read_clocks(cdch_waits *w, const cdch_waits_view *v, double t)
     if (w->clock_t == 0 || t - w->clock_t >= 0.5) {
         pid_t pid = cdch_proc_pid(v->p);
         double cpu = cdch_activity_cpu_seconds(pid);
-        double waited = cdch_activity_waited_seconds(pid);
         if (w->clock_t == 0) {
             w->cpu0 = w->cpu_line = cpu >= 0 ? cpu : 0;
             w->cpu = w->cpu0;
-            w->own = t - w->t0 > 0 ? t - w->t0 : 0; /* the launch itself: the consumer's */
-        } else {
-            double dt = t - w->clock_t;
-            double lost = waited >= 0 && w->waited >= 0 && waited > w->waited ? waited - w->waited : 0;
-            if (dt > lost)
-                w->own += dt - lost;
+            w->own0 = t - w->t0 > 0 ? t - w->t0 : 0; /* the launch itself: the consumer's */
+            cdch_own_clock_start(&w->clock, pid, t);
         }
+        w->own = w->own0 + cdch_own_clock_read(&w->clock, pid, t);
         if (cpu >= 0)
             w->cpu = cpu;
-        w->waited = waited;
         w->clock_t = t;
     }
     if (v->last_line != w->line_seen) {

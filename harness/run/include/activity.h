@@ -42,6 +42,18 @@ double cdch_activity_cpu_seconds(pid_t pid);
  * down when a thread ends (its delay leaves with it). */
 double cdch_activity_waited_seconds(pid_t pid);
 
+/* A process's own time (waits.h): wall time less the time its threads
+ * waited for a CPU. Start it, then read it as often as needed (each read
+ * looks at /proc: every 50 ms or more is enough); seconds since the start. */
+typedef struct cdch_own_clock {
+    double t;      /* wall time of the last read (seconds, the caller's clock) */
+    double waited; /* run-queue delay at that read (-1: unknown) */
+    double own;    /* own seconds so far */
+} cdch_own_clock;
+
+void cdch_own_clock_start(cdch_own_clock *c, pid_t pid, double now);
+double cdch_own_clock_read(cdch_own_clock *c, pid_t pid, double now);
+
 /* Bytes in flight on the TCP connections of the local server on `port`:
  * the server side's send queue plus the client side's receive queue, over
  * every connection to 127.0.0.1:port (IPv4 and IPv6). 0 when there is

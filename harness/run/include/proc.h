@@ -57,6 +57,11 @@ bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud
  * grace_ms pass, then SIGKILL to the group; reap. No-op after exit. */
 void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud);
 
+/* After cdch_proc_stop: whether the process outlived its grace (the
+ * SIGKILL did the stopping), and its own seconds (activity.h: wall less the
+ * run-queue delay) from the SIGTERM to its exit or the SIGKILL. */
+bool cdch_proc_stop_forced(const cdch_proc *p, double *own_seconds);
+
 bool cdch_proc_exited(const cdch_proc *p);
 /* The adapter's pid (its process group's id); a reaped one's stays. */
 pid_t cdch_proc_pid(const cdch_proc *p);

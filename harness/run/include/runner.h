@@ -123,6 +123,10 @@ typedef struct cdch_cell {
     double seconds;
     double startup_seconds;         /* cell start to the adapter's first line (-1: none) */
     double wait_seconds;            /* stopped by the harness: its last line to the end of its stop (0: it exited) */
+    double stop_seconds;            /* stopped by the harness: its own seconds (activity.h) from the stop request
+                                     * (SIGTERM, or a session's stop line) to its exit or "stopped" line */
+    bool stop_forced;               /* stopped by the harness, and it did not stop within its grace (5 s of its own
+                                     * time after SIGTERM, 10 s for a session's stop line): killed */
     bool launched;                  /* the adapter process was launched for this cell (not a warm session) */
     double cpu_seconds;             /* the adapter's CPU during the cell (a session launched for it: its
                                      * start-up too); -1: not measured */

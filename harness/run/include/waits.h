@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activity.h"
 #include "events.h"
 #include "primary.h"
 #include "proc.h"
@@ -85,8 +86,9 @@ typedef struct cdch_waits {
     double t0;
     /* the consumer's clocks */
     double own;           /* own time since the cell began (seconds) */
+    double own0;          /* the part before the first read (the launch) */
+    cdch_own_clock clock; /* activity.h */
     double clock_t;       /* wall time of the last read (0: never) */
-    double waited;        /* run-queue delay of its tree at that read (-1: unknown) */
     double cpu0, cpu;     /* CPU-seconds of its tree at the start and at the last read */
     double line_seen;     /* the last line's wall time, as last seen */
     double own_line, cpu_line; /* own time and CPU at that line */
