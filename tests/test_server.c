@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <mysql.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -387,6 +388,14 @@ START_TEST(wrong_password_and_user)
     ck_assert_uint_eq(mysql_errno(m), 1045);
     ck_assert_str_eq(mysql_error(m), "Access denied for user 'mallory'@'127.0.0.1' (using password: YES)");
     mysql_close(m);
+    /* a user name of control bytes (what the server soak's garbage handshakes send): the ERR keeps
+     * it as sent, the log line escapes it (one line, no terminal escapes) */
+    m = try_connect(&g_sha2, &(copts){.user = "mal\nlo\x1b[2Jry\\\xc3\xa9"});
+    ck_assert_uint_eq(mysql_errno(m), 1045);
+    ck_assert_str_eq(mysql_error(m), "Access denied for user 'mal\nlo\x1b[2Jry\\\xc3\xa9'@'127.0.0.1' (using password: YES)");
+    mysql_close(m);
+    wait_log(&g_sha2, "access denied for user 'mal\\x0alo\\x1b[2Jry\\x5c\\xc3\\xa9'\n");
+    ck_assert(!log_has(&g_sha2, "access denied for user 'mal\n"));
     m = try_connect(&g_native, &(copts){.db = "nosuchdb"});
     ck_assert_uint_eq(mysql_errno(m), 1049);
     ck_assert_str_eq(mysql_error(m), "Unknown database 'nosuchdb'");
@@ -1375,6 +1384,127 @@ START_TEST(stmt_temporal_lengths)
 }
 END_TEST
 
+/* An SSLRequest, then nothing (or the first bytes of a TLS record and nothing): the TLS handshake is
+ * bounded by connect_timeout (1 s on g_raw) like the rest of the login, so the server closes the
+ * connection instead of holding its thread and descriptor for ever (scripts/soak-server.sh found a
+ * garbage handshake response with CLIENT_SSL set left unanswered for good). */
+START_TEST(tls_handshake_within_connect_timeout)
+{
+    for (int partial = 0; partial < 2; partial++) {
+        int fd = raw_connect(g_raw.port);
+        uint8_t g[512];
+        ck_assert_int_gt(raw_read(fd, g, sizeof g, NULL), 0);
+        uint8_t b[32] = {0};
+        uint32_t caps = RAW_CAPS | CLIENT_SSL;
+        for (int i = 0; i < 4; i++)
+            b[i] = (uint8_t)(caps >> (8 * i));
+        b[7] = 1;   /* max packet 16 MiB */
+        b[8] = 255; /* utf8mb4_0900_ai_ci */
+        raw_write(fd, 1, b, sizeof b);
+        if (partial) { /* a TLS record header announcing a ClientHello that never comes */
+            static const uint8_t rec[] = {0x16, 0x03, 0x01, 0x02, 0x00};
+            ck_assert_int_eq(write(fd, rec, sizeof rec), (ssize_t)sizeof rec);
+        }
+        double t0 = now_s();
+        uint8_t r[64];
+        ssize_t n = read(fd, r, sizeof r); /* SO_RCVTIMEO 10 s: a hang fails here */
+        double waited = now_s() - t0;
+        ck_assert_msg(n == 0 || (n < 0 && errno == ECONNRESET), "read returned %zd (errno %d) after %.1f s: not closed",
+                      n, n < 0 ? errno : 0, waited);
+        ck_assert_msg(waited >= 0.8 && waited < 5.0, "closed after %.2f s, want ~1 s (connect_timeout)", waited);
+        close(fd);
+    }
+    wait_log(&g_raw, "TLS handshake not finished within connect_timeout (1 s); closed");
+}
+END_TEST
+
+/* The server's resident memory (VmRSS, KiB) from /proc. */
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kib = strtol(line + 6, NULL, 10);
+    fclose(f);
+    ck_assert_int_gt(kib, 0);
+    return kib;
+}
+
+typedef struct big_query {
+    int fd;
+    const uint8_t *pkt; /* header + COM_QUERY payload */
+    size_t n;
+    uint8_t answer; /* first byte of the answer's payload (0xFF ERR), 0 when none came */
+} big_query;
+
+/* One client's big query, sent and answered in its own thread (so the server's connection threads
+ * hold their buffers at the same time); no ck_assert off the main thread. */
+static void *big_query_run(void *arg)
+{
+    big_query *q = arg;
+    for (size_t off = 0; off < q->n;) {
+        ssize_t w = write(q->fd, q->pkt + off, q->n - off);
+        if (w <= 0)
+            return NULL;
+        off += (size_t)w;
+    }
+    uint8_t h[5];
+    if (read_full(q->fd, h, 5))
+        q->answer = h[4];
+    return NULL;
+}
+
+/* Rounds of 8 concurrent 4 MiB garbage queries: each is answered with a parse error, and the
+ * server's RSS afterwards is back near where it was (`cdcharness serve` fixes glibc's mmap
+ * threshold, cmd_serve.c; with the dynamic threshold the buffers stayed in the connection threads'
+ * arenas: ~65 MiB more after the first rounds, found by scripts/soak-server.sh). */
+START_TEST(big_queries_give_their_memory_back)
+{
+    enum { CLIENTS = 8, ROUNDS = 4, SIZE = 4 << 20 };
+    static const char head[] = "SELECT /* ", tail[] = " */ 1 FROM nowhere garbage ((";
+    size_t payload = 1 + sizeof head - 1 + SIZE + sizeof tail - 1;
+    uint8_t *pkt = malloc(4 + payload);
+    ck_assert(pkt != NULL);
+    pkt[0] = (uint8_t)payload, pkt[1] = (uint8_t)(payload >> 8), pkt[2] = (uint8_t)(payload >> 16), pkt[3] = 0;
+    pkt[4] = 0x03; /* COM_QUERY */
+    memcpy(pkt + 5, head, sizeof head - 1);
+    for (size_t i = 0; i < SIZE; i++)
+        pkt[5 + sizeof head - 1 + i] = "0123456789abcdef"[(i * 7 + i / 13) & 15];
+    memcpy(pkt + 5 + sizeof head - 1 + SIZE, tail, sizeof tail - 1);
+    long before = rss_kib(g_raw.pid), peak = before;
+    for (int r = 0; r < ROUNDS; r++) {
+        big_query q[CLIENTS];
+        pthread_t th[CLIENTS];
+        for (int i = 0; i < CLIENTS; i++) {
+            q[i] = (big_query){raw_login(), pkt, 4 + payload, 0};
+            ck_assert_int_eq(pthread_create(&th[i], NULL, big_query_run, &q[i]), 0);
+        }
+        for (int i = 0; i < CLIENTS; i++) {
+            pthread_join(th[i], NULL);
+            ck_assert_msg(q[i].answer == 0xFF, "round %d client %d: answer 0x%02x, want ERR", r, i, q[i].answer);
+            close(q[i].fd);
+        }
+        long now = rss_kib(g_raw.pid);
+        peak = now > peak ? now : peak;
+    }
+    free(pkt);
+#if defined(__SANITIZE_ADDRESS__)
+    /* under ASan the allocator is ASan's (freed blocks wait in its quarantine): the answers only */
+    (void)peak;
+#else
+    usleep(200000); /* the connection threads end */
+    long after = rss_kib(g_raw.pid);
+    ck_assert_msg(after - before < 24 * 1024, "server RSS %ld KiB before, %ld KiB after %d rounds of %d concurrent 4 MiB "
+                  "queries (peak between rounds %ld KiB): the buffers were not given back", before, after, ROUNDS,
+                  CLIENTS, peak);
+#endif
+}
+END_TEST
+
 START_TEST(packets_out_of_order)
 {
     /* a command must start at sequence id 0 */
@@ -1765,6 +1895,8 @@ static Suite *suite(void)
     tcase_add_test(tc, handshake_malformed_lenenc);
     tcase_add_test(tc, stmt_temporal_lengths);
     tcase_add_test(tc, packets_out_of_order);
+    tcase_add_test(tc, tls_handshake_within_connect_timeout);
+    tcase_add_test(tc, big_queries_give_their_memory_back);
     tcase_add_test(tc, bad_clients_beside_a_dump);
     tcase_add_test(tc, attach_catalogue_and_start);
     tcase_add_test(tc, end_marker_held_until_released);

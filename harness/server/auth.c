@@ -113,9 +113,26 @@ static bool check_clear(const char *pw, const uint8_t *data, size_t n)
     return n == strlen(pw) && memcmp(pw, data, n) == 0;
 }
 
+/* The user name as the server's log prints it: control bytes, DEL, bytes >= 0x80 and the backslash
+ * as \xNN, so a client's garbage cannot split the log line or write terminal escapes (the ERR
+ * packet keeps the name as sent, as MySQL's does). out holds 4 * strlen(user) + 1 bytes. */
+static void log_user(char *out, const char *user)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (const unsigned char *p = (const unsigned char *)user; *p; p++)
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+            *out++ = '\\', *out++ = 'x', *out++ = hex[*p >> 4], *out++ = hex[*p & 15];
+        } else {
+            *out++ = (char)*p;
+        }
+    *out = 0;
+}
+
 static int deny(srv_conn *c, const char *user, bool used_password)
 {
-    fprintf(stderr, "cdcharness serve: connection %u from %s: access denied for user '%s'\n", c->id, c->peer, user);
+    char shown[4 * (4 * SRV_USER_CHARS) + 1];
+    log_user(shown, user);
+    fprintf(stderr, "cdcharness serve: connection %u from %s: access denied for user '%s'\n", c->id, c->peer, shown);
     conn_err(c, 1045, "28000", "Access denied for user '%s'@'%s' (using password: %s)", user, c->peer,
              used_password ? "YES" : "NO");
     return -1;

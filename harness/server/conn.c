@@ -74,7 +74,7 @@ static int raw_send(srv_conn *c, const uint8_t *p, size_t n)
 
 /* @@connect_timeout: how long the server waits for each packet of the
  * handshake (the vio timeout before login); MySQL's default is 10 s. */
-static int connect_timeout_s(const srv_conn *c)
+int conn_connect_timeout_s(const srv_conn *c)
 {
     return c->srv->opts.connect_timeout_s ? (int)c->srv->opts.connect_timeout_s : 10;
 }
@@ -84,7 +84,7 @@ static int connect_timeout_s(const srv_conn *c)
 static int read_timeout_ms(const srv_conn *c)
 {
     if (c->handshaking)
-        return connect_timeout_s(c) * 1000;
+        return conn_connect_timeout_s(c) * 1000;
     size_t i = srv_var_index(c->sysvars, c->nsysvars, "net_read_timeout");
     long s = i < c->nsysvars && c->sysvars[i].value ? strtol(c->sysvars[i].value, NULL, 10) : 30;
     return (int)(s < 1 ? 1 : s > 31536000 ? 31536000 : s) * 1000;
@@ -219,7 +219,7 @@ static int read_timed_out(srv_conn *c, cdch_err *err)
     if (c->handshaking) { /* MySQL: ER_HANDSHAKE_ERROR, "Aborted connection ... reading authorization packet" */
         conn_err(c, 1043, "08S01", "Bad handshake");
         fprintf(stderr, "cdcharness serve: connection %u from %s: no handshake packet within connect_timeout (%d s); "
-                "answered with ERR 1043 and closed\n", c->id, c->peer, connect_timeout_s(c));
+                "answered with ERR 1043 and closed\n", c->id, c->peer, conn_connect_timeout_s(c));
         return cdch_err_set(err, "connection %u: timeout reading the handshake", c->id);
     }
     c->seq = 0;

@@ -243,6 +243,9 @@ int conn_send_raw(srv_conn *c, const uint8_t *p, size_t n);
  * 0 timeout, 1 the peer closed the connection or the server is stopping,
  * 2 the peer sent bytes (not consumed). */
 int conn_wait(srv_conn *c, uint32_t ms);
+/* @@connect_timeout in seconds (--connect-timeout, default 10): the bound on each handshake read
+ * and on the whole TLS handshake (tls.c). */
+int conn_connect_timeout_s(const srv_conn *c);
 
 /* ---- catalog.c ---- */
 srv_catalog *srv_catalog_load(const cdch_scenario *s, const char *stream_dir, cdch_err *err);
@@ -345,7 +348,7 @@ int srv_auth(srv_conn *c);
 /* ---- tls.c ---- */
 int srv_tls_init(struct cdch_server *srv, cdch_err *err); /* SSL_CTX + RSA key pair */
 void srv_tls_free(struct cdch_server *srv);
-int srv_tls_accept(srv_conn *c, cdch_err *err);           /* after an SSLRequest */
+int srv_tls_accept(srv_conn *c, cdch_err *err);           /* after an SSLRequest; within connect_timeout */
 void srv_tls_close(srv_conn *c);
 const char *srv_tls_cipher(const srv_conn *c);            /* "" without TLS */
 const char *srv_tls_version(const srv_conn *c);

@@ -13,7 +13,11 @@
  * it (a run starts a fake primary per cell: 2048-bit key generation costs
  * 0.1-0.3 s of CPU each time); each server signs its own certificate.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +31,7 @@
 #include <openssl/x509.h>
 
 #include "server_internal.h"
+#include "sys.h"
 #include "xalloc.h"
 
 static int ssl_fail(cdch_err *err, const char *what)
@@ -159,13 +164,41 @@ void srv_tls_free(struct cdch_server *srv)
     srv->rsa_pub_pem = NULL;
 }
 
+/* SSL_accept, bounded by connect_timeout as a whole (MySQL's TLS handshake runs under the same
+ * connect_timeout as the rest of the login): the socket is non-blocking while it runs, so a client
+ * that sends an SSLRequest and then nothing, or stops halfway through the handshake, is dropped
+ * instead of holding its thread and descriptor for ever (found by scripts/soak-server.sh). */
 int srv_tls_accept(srv_conn *c, cdch_err *err)
 {
     SSL *ssl = SSL_new((SSL_CTX *)c->srv->ssl_ctx);
     if (!ssl)
         return ssl_fail(err, "SSL_new failed");
     SSL_set_fd(ssl, c->fd);
-    int r = SSL_accept(ssl);
+    int fl = fcntl(c->fd, F_GETFL);
+    if (fl < 0 || fcntl(c->fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+        SSL_free(ssl);
+        return cdch_err_set(err, "connection %u from %s: cannot make the socket non-blocking for the TLS handshake: %s",
+                            c->id, c->peer, strerror(errno));
+    }
+    int timeout_s = conn_connect_timeout_s(c);
+    uint64_t deadline = cdch_now_ns() + (uint64_t)timeout_s * 1000000000u;
+    bool timed_out = false;
+    int r;
+    while ((r = SSL_accept(ssl)) != 1) {
+        int e = SSL_get_error(ssl, r);
+        if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+            break;
+        uint64_t now = cdch_now_ns();
+        struct pollfd pfd = {c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, 0};
+        int pr = now >= deadline ? 0 : poll(&pfd, 1, (int)((deadline - now + 999999) / 1000000));
+        if (pr == 0) {
+            timed_out = true;
+            break;
+        }
+        if (pr < 0 && errno != EINTR)
+            break;
+    }
+    fcntl(c->fd, F_SETFL, fl); /* the session's reads and writes block (conn.c times them with poll) */
     if (r != 1) {
         char buf[256] = "";
         unsigned long e = ERR_get_error();
@@ -173,6 +206,9 @@ int srv_tls_accept(srv_conn *c, cdch_err *err)
             ERR_error_string_n(e, buf, sizeof buf);
         ERR_clear_error();
         SSL_free(ssl);
+        if (timed_out)
+            return cdch_err_set(err, "connection %u from %s: TLS handshake not finished within connect_timeout (%d s); "
+                                "closed", c->id, c->peer, timeout_s);
         return cdch_err_set(err, "connection %u from %s: TLS handshake failed%s%s", c->id, c->peer,
                             buf[0] ? ": " : "", buf);
     }
