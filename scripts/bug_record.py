@@ -297,13 +297,21 @@ BUGS = [
          fixed_versions="the applications' own fixes",
          cause=None, affected=[], fixed=[],
          why="application code, not a consumer library; the go-mysql raw adapters show the library side"),
-    dict(bug="vitessio/vitess#7567, pingcap/dm#1950",
+    dict(bug="vitessio/vitess#7567 (#7670, #12950)",
          link="https://github.com/vitessio/vitess/issues/7567",
-         consumer="Vitess, TiDB DM",
-         title="no type 40 support (Vitess errors on it; DM feature request)",
-         affected_versions="not stated", fixed_versions="none",
-         cause=None, affected=[], fixed=[],
-         why="not consumers of this harness (whole servers, not client libraries)"),
+         consumer="Vitess VReplication (go/mysql + vstreamer)",
+         title="no TRANSACTION_PAYLOAD support: rows dropped silently, then (#7670) the vstreamer stops "
+               "with 'VReplication does not handle binlog compression'",
+         affected_versions="<= v0.9.x silent; v0.10.0 .. v0.16.x error",
+         fixed_versions="v0.17.0 (#12950)",
+         cause="no-payload-decoding",
+         affected=["vitess@v0.16.0 crud-basic compressed"],
+         fixed=["vitess@v0.24.4 crud-basic compressed"],
+         note="the adapter (consumers/vitess) runs go/mysql's binlog connection and the vstreamer's event "
+              "parsing; the VReplication controller retries the refused transaction from the same position "
+              "every 5 s. v0.16.1-v0.16.7 do not build from the Go proxy (an ajson fork it does not serve), "
+              "v0.17.0 is not pinned (v0.24.4 holds the fix). TiDB DM (pingcap/dm#1950) is a whole server, "
+              "not run here"),
 ]
 
 

@@ -113,7 +113,7 @@ done
 # consumer_verdict.py (checkpoints included).
 if command -v go >/dev/null; then
     if [ -z "${HOME:-}" ] && [ -z "${GOCACHE:-}" ]; then export GOCACHE=$tmp/gocache; fi
-    if v=$(cd "$consumers/go-mysql/canon" && GOFLAGS=-buildvcs=false go test -count=1 . 2>&1); then
+    if v=$(cd "$consumers/go-common/canon" && GOFLAGS=-buildvcs=false go test -count=1 . 2>&1); then
         check_ok "go-mysql canon: session loop (go test)"
     else
         bad "go-mysql canon: session loop (go test)" "$(tail -15 <<<"$v")"

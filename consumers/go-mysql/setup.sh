@@ -12,7 +12,8 @@
 #            "sync MySQL data into elsewhere"), and the one variant every tag can run.
 #
 # One Go module per variant (canal/, raw/, raw-payload/; parsetime is raw-payload built with
-# the tag cdch_parsetime) plus canon/, copied into CACHE_DIR/src and pointed at the requested
+# the tag cdch_parsetime) plus the Go foundation ../go-common/canon, copied into CACHE_DIR/src
+# (as src/go-mysql/<module> and src/go-common/canon, the modules' `replace` paths) and pointed at the requested
 # go-mysql. What differs between go-mysql tags is chosen here from the library's source, as
 # Go build tags (never a per-version copy of the adapter):
 #   gm_slog            BinlogSyncerConfig / canal.Config Logger is a *slog.Logger (v1.12.0+)
@@ -84,13 +85,14 @@ if [ -z "${HOME:-}" ] && [ -z "${GOCACHE:-}" ] && [ -z "${XDG_CACHE_HOME:-}" ]; 
 fi
 export GOFLAGS="-buildvcs=false"
 
-# ---- the sources, in CACHE_DIR/src (canon beside the variant's module, as in this folder)
+# ---- the sources, in CACHE_DIR/src laid out as in consumers/ (the module's replace ../../go-common/canon)
 mkdir -p "$cache"
 src=$cache/src
 rm -rf "$src"
-mkdir -p "$src"
-cp -r "$here/canon" "$here/$module" "$src/"
-cd "$src/$module"
+mkdir -p "$src/go-mysql" "$src/go-common"
+cp -r "$here/../go-common/canon" "$src/go-common/"
+cp -r "$here/$module" "$src/go-mysql/"
+cd "$src/go-mysql/$module"
 
 lock=$here/lock/$module@$tag
 mode=mod

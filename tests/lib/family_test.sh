@@ -32,6 +32,14 @@ family_test() {
     for l in "$dir"/*; do
         [ -L "$l" ] && cp -rL "$l" "$work/oneshot/$(basename "$(readlink "$l")")"
     done
+    # and the folders its manifest `shares:` (../go-common, ../python-common, ...), at the same
+    # relative place
+    local rel dst
+    while read -r rel; do
+        [ -n "$rel" ] && [ -e "$dir/$rel" ] || continue
+        dst=$(realpath -m "$work/oneshot/$fam/$rel")
+        [ -e "$dst" ] || { mkdir -p "$(dirname "$dst")" && cp -rL "$dir/$rel" "$dst"; }
+    done < <(sed -n 's/^shares:[[:space:]]*\[\([^]]*\)\].*/\1/p' "$dir/manifest.yaml" | tr ',' '\n' | tr -d ' "'"'")
     sed -i '/^session:/d' "$work/oneshot/$fam/manifest.yaml"
     local args=() s
     for s in "$@"; do args+=(--scenario "$s"); done

@@ -11,7 +11,7 @@ import (
 	"reflect"
 	"strings"
 
-	"cdcharness/consumers/go-mysql/canon"
+	"cdcharness/consumers/go-common/canon"
 
 	"github.com/BurntSushi/toml"
 	"github.com/go-mysql-org/go-mysql/canal"

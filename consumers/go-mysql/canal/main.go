@@ -31,7 +31,7 @@ import (
 	"sync"
 	"time"
 
-	"cdcharness/consumers/go-mysql/canon"
+	"cdcharness/consumers/go-common/canon"
 
 	"github.com/go-mysql-org/go-mysql/canal"
 	"github.com/go-mysql-org/go-mysql/mysql"

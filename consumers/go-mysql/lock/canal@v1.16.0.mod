@@ -3,7 +3,7 @@ module cdcharness/consumers/go-mysql/canal
 go 1.25.0
 
 require (
-	cdcharness/consumers/go-mysql/canon v0.0.0
+	cdcharness/consumers/go-common/canon v0.0.0
 	github.com/go-mysql-org/go-mysql v1.16.0
 )
 
@@ -26,4 +26,4 @@ require (
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )
 
-replace cdcharness/consumers/go-mysql/canon => ../canon
+replace cdcharness/consumers/go-common/canon => ../../go-common/canon

@@ -3,7 +3,7 @@ module cdcharness/consumers/go-mysql/raw
 go 1.21
 
 require (
-	cdcharness/consumers/go-mysql/canon v0.0.0
+	cdcharness/consumers/go-common/canon v0.0.0
 	github.com/go-mysql-org/go-mysql v1.7.0
 	github.com/google/uuid v1.3.0
 	github.com/siddontang/go-log v0.0.0-20180807004314-8d05993dda07
@@ -16,4 +16,4 @@ require (
 	go.uber.org/atomic v1.7.0 // indirect
 )
 
-replace cdcharness/consumers/go-mysql/canon => ../canon
+replace cdcharness/consumers/go-common/canon => ../../go-common/canon

@@ -22,7 +22,7 @@ package main
 import (
 	"time"
 
-	"cdcharness/consumers/go-mysql/canon"
+	"cdcharness/consumers/go-common/canon"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 )

@@ -5,7 +5,7 @@
 package main
 
 import (
-	"cdcharness/consumers/go-mysql/canon"
+	"cdcharness/consumers/go-common/canon"
 
 	"github.com/go-mysql-org/go-mysql/replication"
 )

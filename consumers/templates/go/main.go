@@ -1,7 +1,7 @@
 // cdcharness adapter template for a Go CDC library (here: go-mysql's replication.BinlogSyncer,
 // a raw loop that also iterates TransactionPayloadEvent, v1.12.0 on: slog logger, tagged GTIDs).
 // Output, value mapping, the config line and the run (one-shot, SIGTERM, session mode with a
-// fresh client per cell) come from the foundation, consumers/go-mysql/canon; this file holds
+// fresh client per cell) come from the foundation, consumers/go-common/canon; this file holds
 // what is the library's. Places to change for your library: "// CHANGE:".
 package main
 
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"cdcharness/consumers/go-mysql/canon"
+	"cdcharness/consumers/go-common/canon"
 
 	// CHANGE: your library.
 	"github.com/go-mysql-org/go-mysql/mysql"

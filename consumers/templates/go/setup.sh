@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Builds the adapter against one tag of the library from the Go module proxy, into the cache dir.
 #   setup.sh VERSION CACHE_DIR        (the harness appends both; safe to re-run)
-# The sources (this folder and the Go foundation, go-mysql/canon) are copied into CACHE_DIR/src:
+# The sources (this folder and the Go foundation, go-common/canon) are copied into CACHE_DIR/src:
 # nothing is written into this folder. Modules go to Go's module cache, checked against the
 # checksum database as go does by default.
 set -euo pipefail
 version=${1%%+*} cache=$2
 lib=github.com/go-mysql-org/go-mysql   # CHANGE: your library's module path
 here=$(cd "$(dirname "$0")" && pwd)
-canon=$here/../go-mysql/canon         # consumers/<your-family>/
-[ -d "$canon" ] || canon=$here/../../go-mysql/canon   # consumers/templates/go/
+canon=$here/../go-common/canon         # consumers/<your-family>/
+[ -d "$canon" ] || canon=$here/../../go-common/canon   # consumers/templates/go/
 command -v go >/dev/null || { echo "setup: the Go toolchain (go) is needed" >&2; exit 2; }
 export GOFLAGS="-buildvcs=false -mod=mod"
 rm -rf "$cache/src"

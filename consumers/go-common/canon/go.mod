@@ -1,0 +1,3 @@
+module cdcharness/consumers/go-common/canon
+
+go 1.21

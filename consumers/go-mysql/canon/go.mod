@@ -1,3 +1,0 @@
-module cdcharness/consumers/go-mysql/canon
-
-go 1.21
