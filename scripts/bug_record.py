@@ -312,6 +312,19 @@ BUGS = [
               "every 5 s. v0.16.1-v0.16.7 do not build from the Go proxy (an ajson fork it does not serve), "
               "v0.17.0 is not pinned (v0.24.4 holds the fix). TiDB DM (pingcap/dm#1950) is a whole server, "
               "not run here"),
+    dict(bug="apache/flink-cdc PR #2134 (closed unmerged)",
+         link="https://github.com/apache/flink-cdc/pull/2134",
+         consumer="Flink CDC (MySQL source; embeds Debezium 1.9.7 with its own copy of the streaming source)",
+         title="no handler for TRANSACTION_PAYLOAD in Flink CDC's copy of MySqlStreamingChangeEventSource: "
+               "ignored with a TRACE log only ('Ignoring event due to missing handler'), the offset and the "
+               "checkpoint move past it, rows lost silently",
+         affected_versions="every release through 3.6.0 (its own copy from 2.3.0 on; 2.0-2.2 run Debezium 1.x's, no handler either)",
+         fixed_versions="none (the fix, PR #2134, was closed unmerged)",
+         cause="payload-no-handler",
+         affected=["flink-cdc@2.4.2 crud-basic compressed", "flink-cdc@3.0.1 crud-basic compressed"],
+         fixed=[],
+         why="no release has the fix (PR #2134 closed unmerged; no tag from release-2.3.0 to release-3.6.0 has a "
+             "TRANSACTION_PAYLOAD handler in its copy of the streaming source)"),
 ]
 
 

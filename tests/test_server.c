@@ -452,6 +452,12 @@ START_TEST(variables_exact)
     char *now = scalar(m, "SELECT NOW()");
     ck_assert_uint_eq(strlen(now), 19);
     free(now);
+    /* Flink CDC's time-zone check (MySqlValidator.checkTimeZone at release-2.4.2): the server is UTC */
+    ck_scalar(m, "SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))", "0");
+    ck_scalar(m, "SELECT TIMEDIFF('2024-03-01 00:00:00', '2024-02-28 23:00:00')", "25:00:00");
+    ck_scalar(m, "SELECT TIMEDIFF('2023-12-31 23:59:59', '2024-01-01 00:00:01')", "-00:00:02");
+    ck_scalar(m, "SELECT TIME_TO_SEC('-01:00:05')", "-3605");
+    ck_scalar(m, "SELECT TIME_TO_SEC('2024-03-01 10:00:01')", "36001");
     /* SHOW VARIABLES forms */
     char *v = cell(m, "SHOW GLOBAL VARIABLES LIKE 'binlog_checksum'", 1, NULL);
     ck_assert_str_eq(v, "CRC32");

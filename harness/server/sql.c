@@ -1397,6 +1397,63 @@ static int fn_concat(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
     return 0;
 }
 
+/* Seconds of a DATETIME text 'YYYY-MM-DD HH:MM:SS[.f]' (days from 0000-03-01, proleptic
+ * Gregorian) or of a TIME text '[-]H..H:MM:SS[.f]' (no date part); false when it is neither. */
+static bool temporal_seconds(const char *s, int64_t *secs)
+{
+    int y, mo, d, h, mi, se;
+    char c;
+    if (sscanf(s, "%d-%d-%d %d:%d:%d", &y, &mo, &d, &h, &mi, &se) == 6) {
+        int64_t yy = y - (mo <= 2), m = (mo + 9) % 12; /* days since 0000-03-01 */
+        int64_t days = 365 * yy + yy / 4 - yy / 100 + yy / 400 + (153 * m + 2) / 5 + d - 1;
+        *secs = days * 86400 + h * 3600 + mi * 60 + se;
+        return true;
+    }
+    bool neg = *s == '-';
+    if (sscanf(s + neg, "%d:%d:%d%c", &h, &mi, &se, &c) >= 3) {
+        *secs = (int64_t)h * 3600 + mi * 60 + se;
+        if (neg)
+            *secs = -*secs;
+        return true;
+    }
+    return false;
+}
+
+/* TIMEDIFF(a, b): a - b as a TIME text, whole seconds (Flink CDC's time-zone check,
+ * SELECT TIME_TO_SEC(TIMEDIFF(NOW(), UTC_TIMESTAMP()))); NULL for what is no temporal */
+static int fn_timediff(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e;
+    int64_t a, b;
+    if (args[0].k == QV_NULL || args[1].k == QV_NULL || !temporal_seconds(qv_text(&args[0], cx->a, NULL), &a) ||
+        !temporal_seconds(qv_text(&args[1], cx->a, NULL), &b)) {
+        *out = (qval){0};
+        return 0;
+    }
+    int64_t d = a - b, m = d < 0 ? -d : d;
+    char t[48];
+    snprintf(t, sizeof t, "%s%02lld:%02lld:%02lld", d < 0 ? "-" : "", (long long)(m / 3600), (long long)(m / 60 % 60),
+             (long long)(m % 60));
+    *out = qv_cstr(cx->a, t);
+    return 0;
+}
+
+/* TIME_TO_SEC(t): the TIME's seconds (a DATETIME's time of day), NULL for what is no temporal */
+static int fn_time_to_sec(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
+{
+    (void)e;
+    int64_t s;
+    const char *t = args[0].k == QV_NULL ? NULL : qv_text(&args[0], cx->a, NULL);
+    if (!t || !temporal_seconds(t, &s)) {
+        *out = (qval){0};
+        return 0;
+    }
+    if (strchr(t, ' ')) /* a DATETIME: its time of day */
+        s = ((s % 86400) + 86400) % 86400;
+    *out = qv_int(s);
+    return 0;
+}
+
 /* IFNULL / COALESCE / NVL: the first argument that is not NULL */
 static int fn_coalesce(const sql_expr *e, sql_ctx *cx, qval *args, qval *out)
 {
@@ -1486,6 +1543,8 @@ static const struct func_def {
     {"curdate current_date utc_date", 0, -1, fn_curdate},
     {"curtime current_time utc_time", 0, -1, fn_curtime},
     {"unix_timestamp", 0, 0, fn_unix_timestamp},
+    {"timediff", 2, 2, fn_timediff},
+    {"time_to_sec", 1, 1, fn_time_to_sec},
     {"connection_id database schema user session_user system_user current_user version", 0, -1, fn_session},
     {"uuid", 0, -1, fn_uuid},
     {"last_insert_id row_count found_rows sleep", 0, -1, fn_zero},
