@@ -3,7 +3,7 @@
 
 For every known issue with a fix (a `versions` range with an upper bound), the last affected and
 the first fixed version that the family's registry serves, each run over the scenarios where the
-pinned versions show the issue (and crud-basic), in both modes. The run's predictions say whether
+pinned versions show the issue, those its `effect_by_scenario` names (and crud-basic), in both modes. The run's predictions say whether
 each range is right: a wrong range is a prediction that does not hold (summary.md "Predictions").
 
     scripts/edges.py [--out ci/edges.yaml] [--family F ...] [--served FILE]
@@ -278,7 +278,8 @@ def edges_of(family, manifest, versions):
                 var = "+" + vs[0]
             elif not cited and all("+" in p for p in pinned):
                 var = "+" + pinned[0].split("+", 1)[1]
-        scen = sorted({c[1] for c in cited if c[1]}) or []
+        # where the pins show it, and where the issue says itself what it does (effect_by_scenario)
+        scen = sorted({c[1] for c in cited if c[1]} | set((ki.get("effect_by_scenario") or {}).keys()))
         for hi in uppers:
             affected = [v for v in stable if holds(rng, v) and vcmp(v, hi) <= 0]
             fixed = [v for v in stable if vcmp(v, hi) >= 0 and not holds(rng, v)]
@@ -338,9 +339,10 @@ def main():
     scen_dir = os.path.join(ROOT, "scenarios")
     lines = [
         "# The edges of every known issue with a fix: the last affected and the first fixed version the",
-        "# family's registry serves, each over the scenarios where the pinned versions show the issue and",
-        "# crud-basic, in both modes. Their expectations are predicted from the manifests' ranges: a",
-        "# prediction that does not hold is a range to fix, with its evidence (summary.md \"Predictions\").",
+        "# family's registry serves, each over the scenarios where the pinned versions show the issue, those",
+        "# its effect_by_scenario names, and crud-basic, in both modes. Their expectations are predicted from",
+        "# the manifests' ranges: a prediction that does not hold is a range to fix, with its evidence",
+        "# (summary.md \"Predictions\").",
         "# Written by scripts/edges.py from the manifests and the registries' version lists; not part of",
         "# the default matrix. Run: cdcharness matrix ci/edges.yaml --report-dir reports/edges",
         "name: edges",

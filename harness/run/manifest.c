@@ -153,16 +153,17 @@ static int parse_expect(mctx *c, yaml_node_t *val, char **slots[3], char **cause
     return 0;
 }
 
-/* expect_by_scenario: {SCENARIO: {uncompressed: V, ...}, ...} */
-static int parse_by_scenario(mctx *c, yaml_node_t *val, cdch_manifest_sexpect **out, size_t *nout)
+/* expect_by_scenario (a known issue's effect_by_scenario: what names it):
+ * {SCENARIO: {uncompressed: V, ...}, ...} */
+static int parse_by_scenario(mctx *c, yaml_node_t *val, const char *what, cdch_manifest_sexpect **out, size_t *nout)
 {
     if (!val || val->type != YAML_MAPPING_NODE)
-        return fail(c, val, "'expect_by_scenario' must be a mapping {SCENARIO: {uncompressed: VERDICT, ...}}", NULL);
+        return fail(c, val, "'%s' must be a mapping {SCENARIO: {uncompressed: VERDICT, ...}}", what);
     for (yaml_node_pair_t *q = val->data.mapping.pairs.start; q < val->data.mapping.pairs.top; q++) {
         yaml_node_t *kn = yaml_document_get_node(c->doc, q->key);
         const char *name = scalar(kn);
         if (!name || !*name)
-            return fail(c, kn, "'expect_by_scenario' keys must be scenario names", NULL);
+            return fail(c, kn, "'%s' keys must be scenario names", what);
         *out = xrealloc(*out, (*nout + 1) * sizeof **out);
         cdch_manifest_sexpect *e = &(*out)[(*nout)++];
         memset(e, 0, sizeof *e);
@@ -174,6 +175,8 @@ static int parse_by_scenario(mctx *c, yaml_node_t *val, cdch_manifest_sexpect **
     }
     return 0;
 }
+
+static void free_by_scenario(cdch_manifest_sexpect *e, size_t n);
 
 static const char *const k_issue_kinds[] = {"consumer-defect", "adapter-limitation", "not-applicable"};
 
@@ -218,6 +221,11 @@ static int parse_issues(mctx *c, yaml_node_t *val, cdch_manifest *m)
                     return -1;
                 continue;
             }
+            if (strcmp(key, "hold_end_marker") == 0) {
+                if (parse_bool(c, v, "hold_end_marker", &ki->hold_end_marker) != 0)
+                    return -1;
+                continue;
+            }
             if (strcmp(key, "effect") == 0) {
                 char *causes[3] = {NULL, NULL, NULL};
                 char **slots[3] = {&ki->effect[0], &ki->effect[1], &ki->effect[2]};
@@ -230,6 +238,18 @@ static int parse_issues(mctx *c, yaml_node_t *val, cdch_manifest *m)
                 }
                 if (erc != 0)
                     return -1;
+                continue;
+            }
+            if (strcmp(key, "effect_by_scenario") == 0) {
+                if (parse_by_scenario(c, v, "effect_by_scenario", &ki->effect_by_scenario, &ki->neffect_by_scenario) != 0)
+                    return -1;
+                for (size_t k = 0; k < ki->neffect_by_scenario; k++) {
+                    const cdch_manifest_sexpect *e = &ki->effect_by_scenario[k];
+                    const char *cs = e->uncompressed_cause ? e->uncompressed_cause
+                                     : e->compressed_cause ? e->compressed_cause : e->flip_cause;
+                    if (cs)
+                        return fail(c, v, "'effect_by_scenario' gives a verdict alone (the issue is its cause): '%s'", cs);
+                }
                 continue;
             }
             if (strcmp(key, "variants") == 0) {
@@ -413,7 +433,7 @@ static int load_version(mctx *c, yaml_node_t *n, cdch_manifest_version *v)
                 return -1;
             v->representations = (int)bits;
         } else if (strcmp(key, "expect_by_scenario") == 0) {
-            if (parse_by_scenario(c, val, &v->by_scenario, &v->nby_scenario) != 0)
+            if (parse_by_scenario(c, val, "expect_by_scenario", &v->by_scenario, &v->nby_scenario) != 0)
                 return -1;
         } else if (strcmp(key, "session") == 0) {
             bool on = false;
@@ -479,6 +499,7 @@ void cdch_manifest_free(cdch_manifest *m)
         free(m->issues[i].versions_note);
         for (int k = 0; k < 3; k++)
             free(m->issues[i].effect[k]);
+        free_by_scenario(m->issues[i].effect_by_scenario, m->issues[i].neffect_by_scenario);
         cdch_vrange_free(&m->issues[i].range);
         for (size_t k = 0; k < m->issues[i].nvariants; k++)
             free(m->issues[i].variants[k]);
@@ -651,7 +672,7 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
             if (parse_either(c, v, "variant_setup", "shared", "own", &m->variant_setup_shared) != 0)
                 return -1;
         } else if (strcmp(key, "expect_by_scenario") == 0) {
-            if (parse_by_scenario(c, v, &m->by_scenario, &m->nby_scenario) != 0)
+            if (parse_by_scenario(c, v, "expect_by_scenario", &m->by_scenario, &m->nby_scenario) != 0)
                 return -1;
         } else if (strcmp(key, "known_issues") == 0) {
             if (parse_issues(c, v, m) != 0)
@@ -931,7 +952,12 @@ bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *
 
 bool cdch_manifest_hold_end_marker(const cdch_manifest *m, const cdch_manifest_version *v)
 {
-    return v->hold_end_marker >= 0 ? v->hold_end_marker == 1 : m->hold_end_marker;
+    if (v->hold_end_marker >= 0)
+        return v->hold_end_marker == 1;
+    for (size_t i = 0; v->unpinned && i < m->nissues; i++)
+        if (m->issues[i].hold_end_marker && cdch_known_issue_holds(&m->issues[i], v->version))
+            return true;
+    return m->hold_end_marker;
 }
 
 /* The expect_by_scenario entry for scenario that names mode, NULL when none;
@@ -955,6 +981,20 @@ static const char *sexpect_mode(const cdch_manifest_sexpect *e, size_t n, const 
         }
     }
     return NULL;
+}
+
+const char *cdch_known_issue_effect(const cdch_known_issue *ki, const char *scenario, const char *mode,
+                                    bool *by_scenario)
+{
+    const char *cause = NULL;
+    const char *e = scenario ? sexpect_mode(ki->effect_by_scenario, ki->neffect_by_scenario, scenario, mode, &cause)
+                             : NULL;
+    if (by_scenario)
+        *by_scenario = e != NULL;
+    if (e)
+        return e;
+    int k = strcmp(mode, "uncompressed") == 0 ? 0 : strcmp(mode, "compressed") == 0 ? 1 : strcmp(mode, "flip") == 0 ? 2 : -1;
+    return k >= 0 ? ki->effect[k] : NULL;
 }
 
 static const char *expect_and_cause(const cdch_manifest *m, const cdch_manifest_version *v, const char *scenario,

@@ -43,7 +43,10 @@
  * "none" = without a variant), versions_note (free text), effect (optional
  * {mode: verdict}: what the issue does to every scenario, for issues no
  * pinned version shows; predict.h), startup (bool: the consumer fails
- * before it reads the stream; its effect wins). At load, every
+ * before it reads the stream; its effect wins), effect_by_scenario
+ * (optional {scenario: {mode: verdict}}: what it does in that scenario, over
+ * the pins; `pass`: it does not decide there; predict.h), hold_end_marker
+ * (bool: the unpinned versions it holds run with hold_end_marker). At load, every
  * pinned version whose expectation cites an issue must be in that issue's
  * range and variants: a range that contradicts the pinned evidence does not
  * load.
@@ -96,11 +99,23 @@ typedef struct cdch_known_issue {
     bool startup;      /* `startup: true`: its `effect` is every cell's, whatever else is in range (predict.h):
                         * the consumer fails before it reads the stream, or on what every stream has (the
                         * watermark's transaction) */
+    cdch_manifest_sexpect *effect_by_scenario; /* `effect_by_scenario: {SCENARIO: {MODE: VERDICT}}`: what the
+                        * issue does in that scenario and mode, over `effect` and over what the pinned versions
+                        * show (predict.h); `pass`: it does not show there. Causes are always NULL */
+    size_t neffect_by_scenario;
+    bool hold_end_marker; /* `hold_end_marker: true`: an unpinned version it holds runs with hold_end_marker (its
+                        * failures race the stream's end, as the pinned versions that show it are held) */
 } cdch_known_issue;
 
 /* Whether known issue ki concerns version ("V[+variant]"): V in its range and
  * the variant among its `variants`. */
 bool cdch_known_issue_holds(const cdch_known_issue *ki, const char *version);
+
+/* The verdict name known issue ki gives scenario in mode ("uncompressed",
+ * "compressed", "flip"): its effect_by_scenario entry, else its `effect`;
+ * NULL when it gives none. *by_scenario (when not NULL) says which. */
+const char *cdch_known_issue_effect(const cdch_known_issue *ki, const char *scenario, const char *mode,
+                                    bool *by_scenario);
 
 const char *cdch_issue_kind_name(cdch_issue_kind k); /* "consumer-defect", ... */
 
@@ -220,7 +235,8 @@ bool cdch_manifest_session(const cdch_manifest *m, const cdch_manifest_version *
 bool cdch_manifest_start_attach(const cdch_manifest *m, const cdch_manifest_version *v);
 
 /* Whether version v's cells hold the watermark until the consumer is quiet
- * (`hold_end_marker`, its own else the family's). */
+ * (`hold_end_marker`, its own else the family's; an unpinned version's: on when
+ * a known issue with `hold_end_marker: true` holds it, else the family's). */
 bool cdch_manifest_hold_end_marker(const cdch_manifest *m, const cdch_manifest_version *v);
 
 #endif

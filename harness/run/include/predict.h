@@ -6,10 +6,21 @@
  *
  * The known issues whose range (and variants) hold the version are "in
  * range". An in-range issue with `startup: true` (the consumer fails before
- * it reads the stream) decides every cell by its `effect`. Else what an issue does to a (scenario, mode) is read from the pinned
+ * it reads the stream, or on the watermark every stream has) decides every
+ * cell by its `effect` (its effect_by_scenario entry for the cell, when it
+ * has one). Next an in-range issue's own effect_by_scenario entry for the
+ * (scenario, mode) decides, over the pins: it says which issue stops the
+ * consumer first where no pinned version has that combination; when several
+ * give one, the first listed in known_issues decides (an issue is listed
+ * before those it hides). An entry `pass` says the issue does not decide that
+ * cell: a pinned version's expectation citing it is no candidate there.
+ * Else what an issue does to a (scenario, mode) is read from the pinned
  * versions that show it: each pinned version's expectation for that
  * (scenario, mode) (expect_by_scenario, else expect) is a candidate when it
- * is not pass and every cause it cites is in range. The prediction is the
+ * is not pass and every cause it cites is in range; for compressed and flip
+ * cells its uncompressed one too when no cause is about compression and the
+ * pin does not show the mode itself (its own expectation there passes or
+ * cites only in-range issues). The prediction is the
  * candidate of the pinned version that shares most of the in-range issues
  * (it shows how they combine: which one stops the consumer first), then
  * citing the most causes, then the pinned version nearest in version order,
