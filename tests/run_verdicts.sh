@@ -288,6 +288,75 @@ EOF
 [ $rc -eq 0 ] || fail "run-faults: run exited $rc; every cell should meet its manifest's expect"
 
 
+echo "== issue 28: rows paired where they stand, integers by value, GTID sets a restart can trust"
+# Each fault alone, each verdict exact, and no finding class that did not happen ("classes" is the
+# whole set of classes found): a mislabelled table inside a payload (scenarios/multi-statement.yaml
+# alternates two tables in one transaction), integers as Jackson writes a BigDecimal, a GTID set
+# with a hole whose highest GNO is right, ENUM labels one too far where each UPDATE then equals the
+# next one (tests/data/run-enum-steps.yaml)
+for spec in "broken-table-previous-map $src/scenarios/multi-statement.yaml" \
+            "odd-int-exponent $src/tests/data/run-faults.yaml" "broken-gtid-hole $src/tests/data/run-faults.yaml" \
+            "broken-enum-off-by-one $src/tests/data/run-enum-steps.yaml"; do
+  set -- $spec
+  set +e
+  run --consumer "$1" --scenario "$2" --expect manifest --timeout 10 -j 2 --report-dir "$work/r28-$1" >"$work/t28-$1.txt"
+  rc=$?
+  set -e
+  cat "$work/t28-$1.txt"
+  [ $rc -eq 0 ] || fail "$1: run exited $rc; every cell should meet its manifest's expect"
+done
+python3 - "$work" <<'EOF2'
+import json, sys
+work = sys.argv[1]
+want = {
+    # consumer: {mode: (verdict, classes, compression-regression)}
+    "broken-table-previous-map@1": {"uncompressed": ("pass", "", False), "compressed": ("mismatch", "mismatch", True)},
+    "odd-int-exponent@1": {"uncompressed": ("pass", "", False), "compressed": ("pass", "", False)},
+    "broken-gtid-hole@1": {"uncompressed": ("pass", "", False),
+                           "compressed": ("bad-checkpoint", "bad-checkpoint", True)},
+    "broken-enum-off-by-one@1": {"uncompressed": ("mismatch", "mismatch", False),
+                                 "compressed": ("mismatch", "mismatch", False)},
+}
+bad = []
+cells = {}
+for con in want:
+    for c in json.load(open("%s/r28-%s/report.json" % (work, con.split("@")[0])))["cells"]:
+        cells[(c["consumer"], c["mode"])] = c
+for con, modes in want.items():
+    for mode, (verdict, classes, reg) in modes.items():
+        c = cells.get((con, mode))
+        if not c:
+            bad.append("%s %s: no cell" % (con, mode))
+            continue
+        got = (c["verdict"], c["classes"], c["compression_regression"])
+        if got != (verdict, classes, reg):
+            bad.append("%s %s: %r, want %r (%s)" % (con, mode, got, (verdict, classes, reg), c["summary"]))
+        if verdict != "pass" and (c["missing"] or c["duplicate_total"] or c["reorder_total"]):
+            bad.append("%s %s: invented findings: missing %r, duplicates %d, reorders %d"
+                       % (con, mode, c["missing"], c["duplicate_total"], c["reorder_total"]))
+# the mislabelled rows: each named by its table, in the transaction it arrived in, nothing else
+mm = cells[("broken-table-previous-map@1", "compressed")]["mismatches"]
+if not mm or any(m["what"] != "table differs" for m in mm) or cells[("broken-table-previous-map@1", "compressed")]["checkpoint_total"]:
+    bad.append("table-previous-map: want table findings only: %r" % [(m["txn"], m["what"]) for m in mm])
+if not any(m["expected"] == '"ledger"' and m["observed"] == '"accounts"' for m in mm) or \
+   not any(m["expected"] == '"accounts"' and m["observed"] == '"ledger"' for m in mm):
+    bad.append("table-previous-map: want both tables named for the other: %r" % [(m["expected"], m["observed"]) for m in mm])
+# the ENUM: every changed image a value finding of its own column, 10 in all (2 inserts, 4 updates)
+for mode in ("uncompressed", "compressed"):
+    c = cells[("broken-enum-off-by-one@1", mode)]
+    if c["mismatch_total"] != 10 or any(m["column"] != "stage" for m in c["mismatches"]) or c["checkpoint_total"]:
+        bad.append("enum-off-by-one %s: %d mismatches %r" % (mode, c["mismatch_total"], [m["column"] for m in c["mismatches"]]))
+# the GTID hole: named as one to resume from, with the set executed through the transaction
+ck = cells[("broken-gtid-hole@1", "compressed")]["checkpoints"]
+if not ck or ":1-5:7' is not one to resume from after txn 7" not in ck[0]["what"] or \
+   "the set executed through it is '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-7'" not in ck[0]["what"]:
+    bad.append("gtid-hole: %r" % ck[:1])
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+print("issue 28 cells: all as expected")
+EOF2
+
+
 echo "== exit status follows expectations"
 set +e
 run --consumer broken-skip --scenario "$scenario" --report-dir "$work/r2" >/dev/null

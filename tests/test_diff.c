@@ -196,7 +196,25 @@ START_TEST(values_by_type)
     ck_assert(eq(CDCH_CMP_INT, -1, "18446744073709551615", "\"18446744073709551615\""));
     ck_assert(eq(CDCH_CMP_INT, -1, "0", "-0"));
     ck_assert(!eq(CDCH_CMP_INT, -1, "9223372036854775807", "9223372036854775806"));
-    ck_assert(!eq(CDCH_CMP_INT, -1, "7", "7.0"));
+    /* by exact value (issue 28): an exponent as Jackson writes a BigDecimal, a zero fraction; never a
+     * rounded double, never a fraction */
+    ck_assert(eq(CDCH_CMP_INT, -1, "7", "7.0"));
+    ck_assert(eq(CDCH_CMP_INT, -1, "10", "1E+1"));
+    ck_assert(eq(CDCH_CMP_INT, -1, "10", "\"1E+1\""));
+    ck_assert(eq(CDCH_CMP_INT, -1, "10", "100e-1"));
+    ck_assert(eq(CDCH_CMP_INT, -1, "-250", "-2.5E2"));
+    ck_assert(eq(CDCH_CMP_INT, -1, "0", "0E+3"));
+    ck_assert(eq(CDCH_CMP_INT, -1, "9007199254740993", "9.007199254740993E+15"));
+    ck_assert(eq(CDCH_CMP_INT, -1, "18446744073709551615", "1.8446744073709551615E19"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "9007199254740993", "9.007199254740992E+15"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "18446744073709551615", "1.8446744073709552E19"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "7", "7.5"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "1", "1E-1"));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "10", "\"1E+1x\""));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "10", "\"+10\""));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "10", "\"10.\""));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "0", "\".0\""));
+    ck_assert(!eq(CDCH_CMP_INT, -1, "10", "1e999"));
     /* decimals: trailing zeros as the scale says, exponents */
     ck_assert(eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "\"12.5\""));
     ck_assert(eq(CDCH_CMP_DECIMAL, 2, "\"12.50\"", "12.500"));
@@ -432,8 +450,137 @@ START_TEST(checkpoints)
                 &obs);
     ck_assert_uint_eq(d->ckpt_total, 2);
     ck_assert_uint_eq(d->ckpt[0].txn, 3);
-    ck_assert_str_eq(d->ckpt[0].what, "reported gtid '" G ":1-1' is not txn 3's (" G ":3) nor a set ending there");
+    ck_assert_str_eq(d->ckpt[0].what, "reported gtid set '" G ":1-1' is not one to resume from after txn 3 (" G
+                                      ":3): it does not end there; a restart from it replays or skips transactions");
     ck_assert_uint_eq(d->ckpt[1].txn, 4);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* GTID sets (without the stream's index: the transaction's server as one interval ending at its GNO
+     * or the one before): through txn 3, through txn 2, and one with a hole (txn 3 never included) */
+    d = diff_of(O1 "\n" O2 "\n"
+                "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":3,\"v\":\"3.00\",\"f\":3.5},\"gtid\":\"" G ":1-3\"}\n"
+                "{\"op\":\"update\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":1,\"v\":\"1.00\",\"f\":1.5},\"after\":{\"id\":1,\"v\":\"9.10\",\"f\":1.5},\"gtid\":\"" G ":1-3\"}\n"
+                "{\"op\":\"delete\",\"db\":\"t\",\"table\":\"o\",\"before\":{\"id\":2,\"v\":\"2.00\",\"f\":2.5},\"after\":null,\"gtid\":\"" G ":1-2:5\"}\n",
+                &obs);
+    ck_assert_uint_eq(d->ckpt_rows_checked, 5);
+    ck_assert_uint_eq(d->ckpt_total, 1);
+    ck_assert_uint_eq(d->ckpt[0].txn, 5);
+    ck_assert_str_eq(d->ckpt[0].what, "reported gtid set '" G ":1-2:5' is not one to resume from after txn 5 (" G
+                                      ":5): it has a hole; a restart from it replays or skips transactions");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), NULL, 0), CDCH_VERDICT_BAD_CHECKPOINT);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
+/* Two tables alternating inside one transaction (t.a(id, name), t.b(id, qty)), then a transaction of
+ * its own. */
+#define AB(op, tb, img, g) "{\"op\":\"" op "\",\"db\":\"t\",\"table\":\"" tb "\",\"before\":null,\"after\":" img ",\"gtid\":\"" G ":" g "\"}\n"
+#define ABE(tb, img, g, txn) "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"" tb "\",\"before\":null,\"after\":" img ",\"gtid\":\"" G ":" g "\",\"txn\":" txn ",\"compressed\":true}\n"
+#define IA1 "{\"id\":1,\"name\":\"x\"}"
+#define IB1 "{\"id\":1,\"qty\":5}"
+#define IA2 "{\"id\":2,\"name\":\"y\"}"
+#define IB2 "{\"id\":2,\"qty\":6}"
+#define IA3 "{\"id\":3,\"name\":\"z\"}"
+#define IB3 "{\"id\":1,\"qty\":7}"
+
+static cdch_diff *ab_diff(const char *observed, cdch_change_list **obs)
+{
+    const char *na[] = {"id", "name"}, *nb[] = {"id", "qty"};
+    cdch_cmp_kind ka[] = {CDCH_CMP_INT, CDCH_CMP_EXACT}, kb[] = {CDCH_CMP_INT, CDCH_CMP_INT};
+    cdch_diff_schema *sch = cdch_diff_schema_new();
+    cdch_diff_schema_add_table(sch, "t", "a", 2, na, ka, NULL);
+    cdch_diff_schema_add_table(sch, "t", "b", 2, nb, kb, NULL);
+    cdch_change_list *e = lines(ABE("a", IA1, "1", "1") ABE("b", IB1, "1", "1") ABE("a", IA2, "1", "1")
+                                ABE("b", IB2, "1", "1") ABE("a", IA3, "2", "2") ABE("b", IB3, "3", "3"), true);
+    *obs = lines(observed, false);
+    cdch_diff *d = cdch_diff_run(e, *obs, sch, NULL, 0);
+    cdch_changes_free(e);
+    cdch_diff_schema_free(sch);
+    return d;
+}
+
+/* Rows are paired where they stand (issue 28): a row named after the other table of its transaction
+ * is a mismatch of that row, and nothing else happened */
+START_TEST(paired_where_they_stand)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    /* every row of txn 1 after the previous TABLE_MAP's table: the first right, the others swapped */
+    cdch_diff *d = ab_diff(AB("insert", "a", IA1, "1") AB("insert", "a", IB1, "1") AB("insert", "b", IA2, "1")
+                           AB("insert", "a", IB2, "1") AB("insert", "a", IA3, "2") AB("insert", "b", IB3, "3"),
+                           &obs);
+    ck_assert_uint_eq(d->nmissing, 0);
+    ck_assert_uint_eq(d->dup_total, 0);
+    ck_assert_uint_eq(d->reorder_total, 0);
+    ck_assert_uint_eq(d->ckpt_total, 0);
+    ck_assert_uint_eq(d->matched_rows, 6);
+    ck_assert_uint_eq(d->mismatch_total, 3); /* the table of 3 rows: their values are right */
+    for (size_t i = 0; i < d->nmismatch; i++)
+        ck_assert_uint_eq(d->mismatch[i].txn, 1);
+    ck_assert_str_eq(d->mismatch[0].what, "table differs");
+    ck_assert_uint_eq(d->mismatch[0].obs_line, 2);
+    ck_assert_uint_eq(d->mismatch[0].exp_line, 2);
+    cdch_judgement j;
+    cdch_outcome oc = outcome(CDCH_STOP_DONE, -1);
+    cdch_verdict_judge(d, obs, &oc, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_MISMATCH);
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_MISMATCH));
+    cdch_judgement_free(&j);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* a wrong value that makes the row equal, exactly, to a row of a later transaction (b's id 1 with
+     * txn 3's qty): the row's own GTID says where it stands, so it is that row's mismatch, not a jump to
+     * txn 3 (which would make the rows in between late, and txn 3's own row a duplicate) */
+    d = ab_diff(AB("insert", "a", IA1, "1") AB("insert", "b", IB3, "1") AB("insert", "a", IA2, "1")
+                AB("insert", "b", IB2, "1") AB("insert", "a", IA3, "2") AB("insert", "b", IB3, "3"),
+                &obs);
+    ck_assert_uint_eq(d->nmissing + d->dup_total + d->reorder_total + d->ckpt_total, 0);
+    ck_assert_uint_eq(d->mismatch_total, 1);
+    ck_assert_str_eq(d->mismatch[0].column, "qty");
+    ck_assert_str_eq(d->mismatch[0].expected, "5");
+    ck_assert_str_eq(d->mismatch[0].observed, "7");
+    ck_assert_uint_eq(d->mismatch[0].txn, 1);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_MISMATCH);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* a row dropped and another mislabelled in one transaction: the mislabelled one is a mismatch where
+     * it stands, the dropped one the only row missing */
+    d = ab_diff(AB("insert", "a", IA1, "1") AB("insert", "a", IB1, "1") AB("insert", "b", IB2, "1")
+                AB("insert", "a", IA3, "2") AB("insert", "b", IB3, "3"),
+                &obs);
+    ck_assert_uint_eq(d->dup_total + d->reorder_total + d->ckpt_total, 0);
+    ck_assert_uint_eq(d->nmissing, 1);
+    ck_assert_uint_eq(d->missing[0].txn, 1);
+    ck_assert_uint_eq(d->missing[0].rows_missing, 1);
+    ck_assert_uint_eq(d->mismatch_total, 1);
+    ck_assert_str_eq(d->mismatch[0].what, "table differs");
+    ck_assert_uint_eq(d->mismatch[0].exp_line, 2);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* a value off (an ENUM label, say) in a row whose identity recurs later: a mismatch, no reorder */
+    d = ab_diff(AB("insert", "a", IA1, "1") AB("insert", "b", "{\"id\":1,\"qty\":55}", "1") AB("insert", "a", IA2, "1")
+                AB("insert", "b", IB2, "1") AB("insert", "a", IA3, "2") AB("insert", "b", IB3, "3"),
+                &obs);
+    ck_assert_uint_eq(d->nmissing + d->dup_total + d->reorder_total + d->ckpt_total, 0);
+    ck_assert_uint_eq(d->mismatch_total, 1);
+    ck_assert_str_eq(d->mismatch[0].column, "qty");
+    ck_assert_uint_eq(d->mismatch[0].exp_line, 2);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+
+    /* reorders are between transactions: txn 3 before txn 2 */
+    d = ab_diff(AB("insert", "a", IA1, "1") AB("insert", "b", IB1, "1") AB("insert", "a", IA2, "1")
+                AB("insert", "b", IB2, "1") AB("insert", "b", IB3, "3") AB("insert", "a", IA3, "2"),
+                &obs);
+    ck_assert_uint_eq(d->nmissing + d->dup_total + d->mismatch_total + d->ckpt_total, 0);
+    ck_assert_uint_eq(d->reorder_total, 1);
+    ck_assert_uint_eq(d->reorder[0].txn, 2);
+    ck_assert_uint_eq(d->reorder[0].after_txn, 3);
     cdch_diff_free(d);
     cdch_changes_free(obs);
 }
@@ -789,6 +936,38 @@ START_TEST(key_update_as_delete_insert)
     /* the two-statement delete + insert of txn 3 is never merged (no such update is expected) */
     ck_assert_uint_eq(key_update_diff(KI1 KD1 KI2 KD5 KI6, R, &merged), 0);
     ck_assert_uint_eq(merged, 1);
+}
+END_TEST
+
+/* Rows far apart with unequal numbers between two anchors (no anchor at all here: every row names
+ * another table) are paired in order by their first column, beyond the exact alignment's size: the
+ * rows dropped in the middle are the missing ones, every row that arrived a mismatch of its own */
+START_TEST(paired_far_apart)
+{
+    cdch_buf eb = CDCH_BUF_INIT, ob = CDCH_BUF_INIT;
+    for (int id = 1; id <= 4100; id++) {
+        cdch_buf_printf(&eb, "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"o\",\"before\":null,\"after\":{\"id\":%d,"
+                             "\"v\":\"1.00\",\"f\":1.5},\"txn\":%d,\"compressed\":false}\n", id, id);
+        if (id <= 1000 || id > 3000)
+            cdch_buf_printf(&ob, "{\"op\":\"insert\",\"db\":\"t\",\"table\":\"x\",\"before\":null,\"after\":{\"id\":%d,"
+                                 "\"v\":\"1.00\",\"f\":1.5}}\n", id);
+    }
+    cdch_change_list *e = lines(cdch_buf_cstr(&eb), true), *o = lines(cdch_buf_cstr(&ob), false);
+    cdch_diff_schema *sch = schema();
+    cdch_diff *d = cdch_diff_run(e, o, sch, NULL, 0);
+    ck_assert_uint_eq(d->matched_rows, 2100);
+    ck_assert_uint_eq(d->mismatch_total, 2100);
+    ck_assert_uint_eq(d->dup_total + d->reorder_total, 0);
+    ck_assert_uint_eq(d->nmissing, 2000);
+    ck_assert_uint_eq(d->holes, 2000);
+    ck_assert_uint_eq(d->missing[0].txn, 1001);
+    ck_assert_uint_eq(d->missing[1999].txn, 3000);
+    cdch_diff_free(d);
+    cdch_diff_schema_free(sch);
+    cdch_changes_free(e);
+    cdch_changes_free(o);
+    cdch_buf_free(&eb);
+    cdch_buf_free(&ob);
 }
 END_TEST
 
@@ -1363,6 +1542,8 @@ static Suite *suite(void)
     tcase_add_test(tc, prefix_verdicts);
     tcase_add_test(tc, duplicate_reorder_mismatch);
     tcase_add_test(tc, checkpoints);
+    tcase_add_test(tc, paired_where_they_stand);
+    tcase_add_test(tc, paired_far_apart);
     tcase_add_test(tc, verdict_names);
     tcase_add_test(tc, enum_set_numbers);
     tcase_add_test(tc, non_finite_never_equal);

@@ -1,15 +1,18 @@
-/* diff.c — align observed change events with the expected ones, compare
- * values by column type, check checkpoints (see diff.h). */
+/* diff.c — judge observed change events against the expected ones (paired
+ * by pair.c): compare values by column type, check checkpoints, find
+ * missing transactions (see diff.h). */
 #include "diff.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "buf.h"
 #include "gtid.h"
 #include "mysql_types.h"
+#include "pair.h"
 #include "run_internal.h"
 #include "xalloc.h"
 
@@ -30,6 +33,17 @@ static uint64_t mix(uint64_t x)
 }
 
 static uint64_t hstr(const char *s) { return run_fnv1a(RUN_FNV1A_INIT, s, strlen(s)); }
+
+/* A GTID's text, case-insensitively (UUIDs are written in either case). */
+static uint64_t gtid_hash(const char *s)
+{
+    uint64_t h = RUN_FNV1A_INIT;
+    for (; *s; s++) {
+        char ch = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
+        h = run_fnv1a(h, &ch, 1);
+    }
+    return mix(h);
+}
 
 /* ---- schema ------------------------------------------------------------------- */
 
@@ -232,38 +246,6 @@ static bool scalar_text(const cdch_jv *v, const char **p, size_t *n)
     return false;
 }
 
-/* Integer text -> canonical ("-0" -> "0", no leading zeros). */
-static bool norm_int(const cdch_jv *v, char *out, size_t outsz)
-{
-    const char *p;
-    size_t n;
-    if (!scalar_text(v, &p, &n) || n == 0)
-        return false;
-    size_t i = 0;
-    bool neg = false;
-    if (p[0] == '-') {
-        neg = true;
-        i = 1;
-    }
-    if (i == n)
-        return false;
-    for (size_t k = i; k < n; k++)
-        if (p[k] < '0' || p[k] > '9')
-            return false;
-    while (i < n - 1 && p[i] == '0')
-        i++;
-    if (n - i == 1 && p[i] == '0')
-        neg = false;
-    if (n - i + 2 > outsz)
-        return false;
-    size_t o = 0;
-    if (neg)
-        out[o++] = '-';
-    memcpy(out + o, p + i, n - i);
-    out[o + n - i] = '\0';
-    return true;
-}
-
 /* Decimal text (plain or with exponent) -> canonical with `scale` fraction
  * digits where trailing zeros allow (scale < 0: no trailing zeros). */
 static bool norm_decimal_text(const char *p, size_t n, int scale, char *out, size_t outsz)
@@ -369,6 +351,29 @@ static bool norm_decimal_text(const char *p, size_t n, int scale, char *out, siz
     }
     out[o] = '\0';
     return true;
+}
+
+/* An integer, by its exact value: a JSON number or a decimal string whose decimal
+ * value is an integer ("10", "1E+1" as Jackson writes a BigDecimal, "10.0",
+ * "100e-1") -> canonical ("-0" -> "0", no leading zeros). Compared as decimal
+ * text, never through a double: BIGINT UNSIGNED exceeds 2^53. "10.5" is not
+ * an integer. */
+static bool norm_int(const cdch_jv *v, char *out, size_t outsz)
+{
+    const char *p;
+    size_t n;
+    if (!scalar_text(v, &p, &n) || n == 0)
+        return false;
+    /* a JSON number's grammar, strings too: [-]digits[.digits][(e|E)[+|-]digits] */
+    size_t i = p[0] == '-';
+    if (i >= n || p[i] < '0' || p[i] > '9')
+        return false;
+    const char *dot = memchr(p, '.', n);
+    if (dot && (dot + 1 == p + n || dot[1] < '0' || dot[1] > '9'))
+        return false;
+    if (!norm_decimal_text(p, n, -1, out, outsz))
+        return false;
+    return strchr(out, '.') == NULL;
 }
 
 static bool norm_decimal(const cdch_jv *v, int scale, char *out, size_t outsz)
@@ -627,7 +632,7 @@ bool cdch_diff_value_equal(cdch_cmp_kind k, int scale, const cdch_jv *e, const c
     char a[1100], b[1100];
     double x, y;
     switch (k) {
-    case CDCH_CMP_INT: /* an integer must be given as one */
+    case CDCH_CMP_INT: /* by exact decimal value (norm_int) */
         if (norm_int(e, a, sizeof a))
             return norm_int(o, b, sizeof b) && strcmp(a, b) == 0;
         break;
@@ -850,11 +855,27 @@ static bool member_number_equal(char *const *labels, const cdch_jv *e, const cdc
     return false;
 }
 
-typedef struct rowkey {
-    uint64_t key, ident;
-} rowkey;
+/* The loose key of a row: its first column (usually the primary key) in the
+ * image that names the row (before, else after), without op, db or table.
+ * It pairs a row that arrived with a wrong op, db or table with the
+ * expected row it stands for (a mismatch of that row, not a missing one). */
+static uint64_t loose_key(const sch_table *t, const cdch_change_images *im)
+{
+    const cdch_jv *img = im->before ? im->before : im->after;
+    if (!img || !img->u.obj.n)
+        return 0x10053;
+    /* the lowest column index the schema knows; else (a table it does not know) the first member written */
+    rcol best, r;
+    resolve(t, &img->u.obj.m[0], 0, &best);
+    for (size_t m = 1; m < img->u.obj.n; m++) {
+        resolve(t, &img->u.obj.m[m], m, &r);
+        if (r.idx != NONE && (best.idx == NONE || r.idx < best.idx))
+            best = r;
+    }
+    return mix(hstr(best.name) ^ value_hash(best.kind, best.scale, best.v) ^ 0x10053);
+}
 
-static rowkey row_keys(const sch_table *t, const cdch_change *c, const cdch_change_images *im)
+static cdch_pair_keys row_keys(const sch_table *t, const cdch_change *c, const cdch_change_images *im)
 {
     uint64_t h = mix((uint64_t)c->op ^ table_hash(c->db, c->table));
     uint64_t id = h;
@@ -886,27 +907,7 @@ static rowkey row_keys(const sch_table *t, const cdch_change *c, const cdch_chan
         h = mix(h ^ tag ^ mix(sum));
         id = mix(id ^ tag ^ bestval);
     }
-    return (rowkey){h, id};
-}
-
-/* The loose key of a row: its first column (usually the primary key) in the
- * image that names the row (before, else after), without op, db or table.
- * It pairs a row that arrived with a wrong op, db or table with the
- * expected row it stands for (a mismatch of that row, not a missing one). */
-static uint64_t loose_key(const sch_table *t, const cdch_change_images *im)
-{
-    const cdch_jv *img = im->before ? im->before : im->after;
-    if (!img || !img->u.obj.n)
-        return 0x10053;
-    /* the lowest column index the schema knows; else (a table it does not know) the first member written */
-    rcol best, r;
-    resolve(t, &img->u.obj.m[0], 0, &best);
-    for (size_t m = 1; m < img->u.obj.n; m++) {
-        resolve(t, &img->u.obj.m[m], m, &r);
-        if (r.idx != NONE && (best.idx == NONE || r.idx < best.idx))
-            best = r;
-    }
-    return mix(hstr(best.name) ^ value_hash(best.kind, best.scale, best.v) ^ 0x10053);
+    return (cdch_pair_keys){h, id, loose_key(t, im)};
 }
 
 /* Whether an expected UPDATE changes its row's key: a primary-key column
@@ -934,79 +935,6 @@ static bool key_changes(const sch_table *t, const cdch_change *e, const cdch_cha
     return false;
 }
 
-/* ---- key maps: hash -> chain of expected rows in order ---------------------------------- */
-
-typedef struct kslot {
-    uint64_t h;
-    size_t first, head; /* chain; head = first unmatched candidate (lazily advanced) */
-} kslot;
-
-typedef struct kmap {
-    kslot *s;
-    size_t n;
-    size_t *next; /* per expected row */
-} kmap;
-
-static void kmap_init(kmap *m, size_t nrows)
-{
-    m->n = 16;
-    while (m->n < nrows + nrows / 2) /* at most 2/3 full */
-        m->n *= 2;
-    m->s = xcalloc(m->n, sizeof *m->s);
-    for (size_t i = 0; i < m->n; i++)
-        m->s[i].first = NONE;
-    m->next = xcalloc(nrows, sizeof *m->next);
-}
-
-static void kmap_free(kmap *m)
-{
-    free(m->s);
-    free(m->next);
-}
-
-static kslot *kmap_slot(kmap *m, uint64_t h, bool create)
-{
-    size_t i = (size_t)h & (m->n - 1);
-    while (m->s[i].first != NONE) {
-        if (m->s[i].h == h)
-            return &m->s[i];
-        i = (i + 1) & (m->n - 1);
-    }
-    if (!create)
-        return NULL;
-    m->s[i].h = h;
-    return &m->s[i];
-}
-
-/* Rows are added last to first: each goes to the front of its chain. */
-static void kmap_add(kmap *m, uint64_t h, size_t row)
-{
-    kslot *s = kmap_slot(m, h, true);
-    m->next[row] = s->first; /* NONE for a new slot */
-    s->first = s->head = row;
-}
-
-#define SCAN_MAX 4096
-
-/* First unmatched candidate at or after `from`, else the first unmatched
- * one; NONE when every candidate is matched (*slot_out set when the key exists). */
-static size_t kmap_find(kmap *m, uint64_t h, const unsigned char *matched, size_t from, kslot **slot_out)
-{
-    kslot *s = kmap_slot(m, h, false);
-    *slot_out = s;
-    if (!s)
-        return NONE;
-    while (s->head != NONE && matched[s->head])
-        s->head = m->next[s->head];
-    if (s->head == NONE || s->head >= from)
-        return s->head;
-    size_t steps = 0;
-    for (size_t r = s->head; r != NONE && steps < SCAN_MAX; r = m->next[r], steps++)
-        if (r >= from && !matched[r])
-            return r;
-    return s->head;
-}
-
 /* ---- the diff ----------------------------------------------------------------------------- */
 
 typedef struct ctx {
@@ -1030,6 +958,7 @@ typedef struct ctx {
     size_t ecached, ocached; /* the rows whose images are in eimg / oimg (NONE: none) */
     cdch_change_images eimg, oimg;
     size_t *ckpt_txn_seen;   /* per txn: already reported a checkpoint problem */
+    uint64_t *exec_hash;     /* per stream transaction k: the hash of the GTID set executed through it (lazy) */
 } ctx;
 
 static void rows_reset(ctx *c)
@@ -1220,15 +1149,106 @@ static void ckpt_fail(ctx *c, size_t ti, size_t orow, const char *msg)
     k->what = adup(d, msg, strlen(msg));
 }
 
-/* Highest GNO of (uuid, tag) in set s, 0 when absent. */
-static int64_t set_max(const cdch_gtid_set *s, const uint8_t uuid[16], const char *tag)
+/* A GTID set's hash, whatever the order its servers are listed in (a sum over them) and
+ * the case of their UUIDs (parsed to bytes). Empty servers count as absent. */
+static uint64_t set_hash(const cdch_gtid_set *s)
 {
+    uint64_t sum = 0;
     for (size_t i = 0; i < s->n_sids; i++) {
         const cdch_gtid_sid *sid = &s->sids[i];
-        if (memcmp(sid->uuid, uuid, 16) == 0 && strcmp(sid->tag, tag) == 0 && sid->n_intervals)
-            return sid->intervals[sid->n_intervals - 1].end - 1;
+        if (!sid->n_intervals)
+            continue;
+        uint64_t h = run_fnv1a(run_fnv1a(RUN_FNV1A_INIT, sid->uuid, 16), sid->tag, strlen(sid->tag) + 1);
+        for (size_t k = 0; k < sid->n_intervals; k++)
+            h = mix(h ^ mix((uint64_t)sid->intervals[k].start) ^ ((uint64_t)sid->intervals[k].end << 1));
+        sum += mix(h);
     }
-    return 0;
+    return sum;
+}
+
+/* The GTID set executed through transaction k of the stream (k = 0: before it, the first file's
+ * PREVIOUS_GTIDS) into set (in arena a); false when the stream index does not know it. */
+static bool executed_through(const cdch_stream_index *idx, uint64_t k, cdch_arena *a, cdch_gtid_set *set)
+{
+    memset(set, 0, sizeof *set);
+    cdch_err err;
+    if (!idx || k > idx->ntxn || (idx->prev_gtids && cdch_gtid_set_parse(idx->prev_gtids, a, set, &err) != 0))
+        return false;
+    for (uint64_t t = 0; t < k; t++)
+        if (idx->txn[t].sid != CDCH_TXN_NO_GTID && idx->txn[t].gno >= 1)
+            cdch_gtid_set_add(set, a, idx->sids[idx->txn[t].sid].uuid, idx->sids[idx->txn[t].sid].tag,
+                              idx->txn[t].gno);
+    return true;
+}
+
+/* The hashes of the sets executed through each transaction of the stream: exec_hash[k] for
+ * k = 0..ntxn (made at the first GTID set a consumer reports). */
+static void exec_hashes(ctx *c)
+{
+    if (c->exec_hash || !c->idx || !c->idx->ntxn || !c->idx->nsids)
+        return;
+    const cdch_stream_index *idx = c->idx;
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_gtid_set set;
+    if (!executed_through(idx, 0, &a, &set)) {
+        cdch_arena_free(&a);
+        return;
+    }
+    c->exec_hash = xcalloc(idx->ntxn + 1, sizeof *c->exec_hash);
+    c->exec_hash[0] = set_hash(&set);
+    for (size_t t = 0; t < idx->ntxn; t++) {
+        if (idx->txn[t].sid != CDCH_TXN_NO_GTID && idx->txn[t].gno >= 1)
+            cdch_gtid_set_add(&set, &a, idx->sids[idx->txn[t].sid].uuid, idx->sids[idx->txn[t].sid].tag,
+                              idx->txn[t].gno);
+        c->exec_hash[t + 1] = set_hash(&set);
+    }
+    cdch_arena_free(&a);
+}
+
+/* A reported GTID set is one a restart can resume from, neither replaying nor skipping a
+ * transaction: exactly the set executed through the row's transaction k, or through the one before
+ * it. Without the stream's GTIDs (no index): the set holds the transaction's server as one interval
+ * (no hole) ending at its GNO or the one before. Fills why (for the finding) when not. */
+static bool gtid_set_resumable(ctx *c, const cdch_diff_txn *t, const cdch_gtid_set *os, const cdch_gtid_sid *esid,
+                               char *why, size_t whysz)
+{
+    int64_t g = esid->intervals[0].start;
+    const cdch_txn_loc *loc = cdch_stream_index_txn(c->idx, t->txn);
+    if (loc && loc->sid != CDCH_TXN_NO_GTID && loc->gno == g && t->start == loc->start) {
+        exec_hashes(c);
+        if (c->exec_hash) {
+            uint64_t h = set_hash(os);
+            if (h == c->exec_hash[t->txn] || h == c->exec_hash[t->txn - 1])
+                return true;
+            cdch_buf b1 = CDCH_BUF_INIT, b2 = CDCH_BUF_INIT;
+            if (c->d->nckpt < 20) { /* named for the findings that are kept in detail */
+                cdch_arena a = CDCH_ARENA_INIT;
+                cdch_gtid_set x;
+                if (executed_through(c->idx, t->txn, &a, &x))
+                    cdch_gtid_set_to_text(&x, &b1);
+                if (executed_through(c->idx, t->txn - 1, &a, &x))
+                    cdch_gtid_set_to_text(&x, &b2);
+                cdch_arena_free(&a);
+            }
+            snprintf(why, whysz, "the set executed through it is '%.150s', through the one before '%.150s'",
+                     b1.len ? cdch_buf_cstr(&b1) : "...", b2.len ? cdch_buf_cstr(&b2) : "...");
+            cdch_buf_free(&b1);
+            cdch_buf_free(&b2);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < os->n_sids; i++) {
+        const cdch_gtid_sid *sid = &os->sids[i];
+        if (memcmp(sid->uuid, esid->uuid, 16) != 0 || strcmp(sid->tag, esid->tag) != 0 || !sid->n_intervals)
+            continue;
+        int64_t m = sid->intervals[sid->n_intervals - 1].end - 1;
+        if (sid->n_intervals == 1 && (m == g || m == g - 1))
+            return true;
+        snprintf(why, whysz, "%s", sid->n_intervals > 1 ? "it has a hole" : "it does not end there");
+        return false;
+    }
+    snprintf(why, whysz, "it lacks the transaction's server");
+    return false;
 }
 
 static void check_checkpoint(ctx *c, size_t erow, size_t orow)
@@ -1240,7 +1260,7 @@ static void check_checkpoint(ctx *c, size_t erow, size_t orow)
     if (!o->pos_file && !o->gtid)
         return;
     c->d->ckpt_rows_checked++;
-    char msg[700];
+    char msg[1000];
     if (o->pos_file && e->pos_file && e->pos >= 0) {
         uint64_t lo = t->start, hi = (uint64_t)e->pos;
         if (!lo) {
@@ -1269,7 +1289,8 @@ static void check_checkpoint(ctx *c, size_t erow, size_t orow)
         }
         const cdch_gtid_sid *esid = &es.sids[0];
         int64_t g = esid->intervals[0].start;
-        bool ok;
+        bool ok, set = false;
+        char why[400] = "";
         if (cdch_gtid_set_parse(o->gtid, &c->scratch, &os, &err) != 0) {
             ok = false;
         } else if (os.n_sids == 1 && os.sids[0].n_intervals == 1 &&
@@ -1278,15 +1299,18 @@ static void check_checkpoint(ctx *c, size_t erow, size_t orow)
             ok = memcmp(os.sids[0].uuid, esid->uuid, 16) == 0 && strcmp(os.sids[0].tag, esid->tag) == 0 &&
                  os.sids[0].intervals[0].start == g;
         } else {
-            int64_t m = set_max(&os, esid->uuid, esid->tag);
-            ok = m == g || m == g - 1;
+            set = true;
+            ok = gtid_set_resumable(c, t, &os, esid, why, sizeof why);
         }
         cdch_arena_reset(&c->scratch);
-        if (!ok) {
-            snprintf(msg, sizeof msg, "reported gtid '%.200s' is not txn %llu's (%s) nor a set ending there", o->gtid,
+        if (!ok && set)
+            snprintf(msg, sizeof msg, "reported gtid set '%.200s' is not one to resume from after txn %llu (%s): %s; a "
+                     "restart from it replays or skips transactions", o->gtid, (unsigned long long)t->txn, e->gtid, why);
+        else if (!ok)
+            snprintf(msg, sizeof msg, "reported gtid '%.200s' is not txn %llu's (%s)", o->gtid,
                      (unsigned long long)t->txn, e->gtid);
+        if (!ok)
             ckpt_fail(c, ti, orow, msg);
-        }
     }
 }
 
@@ -1356,7 +1380,7 @@ static void add_dup(ctx *c, size_t cand, size_t orow)
     x->first_obs_line = c->obs_of[cand] != NONE ? c->O->items[c->obs_of[cand]].line : 0;
 }
 
-static void add_reorder(ctx *c, size_t erow, size_t orow, size_t cursor)
+static void add_reorder(ctx *c, size_t erow, size_t orow, uint64_t after_txn)
 {
     cdch_diff *d = c->d;
     d->reorder_total++;
@@ -1367,24 +1391,9 @@ static void add_reorder(ctx *c, size_t erow, size_t orow, size_t cursor)
     const cdch_diff_txn *t = &c->txns[c->txn_of[erow]];
     r->txn = t->txn;
     r->compressed = t->compressed;
-    r->after_txn = cursor ? c->txns[c->txn_of[cursor - 1]].txn : 0;
+    r->after_txn = after_txn;
     r->exp_line = c->E->items[erow].line;
     r->obs_line = c->O->items[orow].line;
-}
-
-/* The matched candidate nearest before the cursor (for naming a duplicate). */
-static size_t dup_candidate(kmap *m, kslot *s, size_t cursor)
-{
-    size_t best = s->first, steps = 0;
-    for (size_t r = s->first; r != NONE && steps < SCAN_MAX; r = m->next[r], steps++)
-        if (r < cursor)
-            best = r;
-    return best;
-}
-
-static bool same_event(const cdch_change *a, const cdch_change *b)
-{
-    return a->op == b->op && strcmp(a->db, b->db) == 0 && strcmp(a->table, b->table) == 0;
 }
 
 static void find_missing(ctx *c)
@@ -1518,7 +1527,7 @@ static bool same_txn_reported(const cdch_change *a, const cdch_change *b)
  * rows; *msrc_out: per row, the rows of c->Osrc giving its before and after
  * images, NONE for a row not merged; *merged counts them), or c->Osrc itself
  * when none. */
-static cdch_change_list *merge_key_updates(ctx *c, kmap *keys, size_t **msrc_out, size_t *merged)
+static cdch_change_list *merge_key_updates(ctx *c, const cdch_pair_index *keys, size_t **msrc_out, size_t *merged)
 {
     const cdch_change_list *E = c->E, *O = c->Osrc;
     *merged = 0;
@@ -1541,11 +1550,11 @@ static cdch_change_list *merge_key_updates(ctx *c, kmap *keys, size_t **msrc_out
         cdch_change_images ui = {ai.before, bi.after, ai.text, ai.text_len};
         /* rows with one key are the same row: the first of its chain says whether it is a key-changing UPDATE */
         const sch_table *t = schema_find(c->schema, u.db, u.table);
-        kslot *ks = kmap_slot(keys, row_keys(t, &u, &ui).key, false);
-        if (!ks)
+        size_t first = cdch_pair_index_first(keys, row_keys(t, &u, &ui).key);
+        if (first == NONE)
             continue;
-        cdch_change_images ei = exp_images(c, ks->first);
-        if (!key_changes(t, &E->items[ks->first], &ei))
+        cdch_change_images ei = exp_images(c, first);
+        if (!key_changes(t, &E->items[first], &ei))
             continue;
         /* a control line between the two rows stays where it was relative to the others */
         bool ctl_between = false;
@@ -1591,13 +1600,12 @@ struct cdch_diff_expected {
     const cdch_change_list *E;      /* what they were computed for (not owned; checked at each run) */
     const cdch_diff_schema *schema;
     size_t n;                       /* E->n then */
-    rowkey *ek;                     /* per expected row: its key and identity */
-    uint64_t *lk;                   /* per expected row: its loose key */
+    cdch_pair_keys *ek;             /* per expected row: its key, identity and loose key */
 };
 
 /* One pass over the expected rows, each line parsed once (in file order: the
  * lines are read ahead), into a scratch arena reset per row. */
-static void expected_keys(const cdch_change_list *E, const cdch_diff_schema *schema, rowkey *ek, uint64_t *lk)
+static void expected_keys(const cdch_change_list *E, const cdch_diff_schema *schema, cdch_pair_keys *ek)
 {
     cdch_arena rows = CDCH_ARENA_INIT;
     cdch_change_window win = CDCH_CHANGE_WINDOW_INIT;
@@ -1608,7 +1616,6 @@ static void expected_keys(const cdch_change_list *E, const cdch_diff_schema *sch
         cdch_change_images im;
         cdch_change_images_get(E, e, &win, &rows, &im);
         ek[i] = row_keys(t, e, &im);
-        lk[i] = loose_key(t, &im);
     }
     cdch_arena_free(&rows);
     cdch_change_window_free(&win);
@@ -1621,8 +1628,7 @@ cdch_diff_expected *cdch_diff_expected_new(const cdch_change_list *E, const cdch
     x->schema = schema;
     x->n = E->n;
     x->ek = xcalloc(E->n ? E->n : 1, sizeof *x->ek);
-    x->lk = xcalloc(E->n ? E->n : 1, sizeof *x->lk);
-    expected_keys(E, schema, x->ek, x->lk);
+    expected_keys(E, schema, x->ek);
     return x;
 }
 
@@ -1631,115 +1637,91 @@ void cdch_diff_expected_free(cdch_diff_expected *x)
     if (!x)
         return;
     free(x->ek);
-    free(x->lk);
     free(x);
 }
 
-/* The expected rows' lookup tables: by key, by identity, by first column
- * (loose), and each row's keys (the prepared ones, or computed here). Each
- * diff builds its own tables: finding a row advances its chain's head. */
-typedef struct expidx {
-    kmap keys, idents, loose;
-    const rowkey *ek;
-    cdch_diff_expected *own; /* made here (no prepared keys): freed with the tables */
-} expidx;
-
-static void expidx_build(expidx *x, ctx *c, const cdch_diff_expected *prep)
+/* The transaction an observed row's own checkpoint names: a single GTID equal to that transaction's
+ * (UUIDs in either case), else NONE. */
+static size_t *places(ctx *c)
 {
-    const cdch_change_list *E = c->E;
-    kmap_init(&x->keys, E->n);
-    kmap_init(&x->idents, E->n);
-    kmap_init(&x->loose, E->n);
-    x->own = prep ? NULL : cdch_diff_expected_new(E, c->schema);
-    const cdch_diff_expected *k = prep ? prep : x->own;
-    x->ek = k->ek;
-    for (size_t i = E->n; i-- > 0;) { /* each chain in row order */
-        kmap_add(&x->keys, k->ek[i].key, i);
-        kmap_add(&x->idents, k->ek[i].ident, i);
-        kmap_add(&x->loose, k->lk[i], i);
+    size_t nt = c->ntxns, nslot = 16;
+    while (nslot < 2 * nt)
+        nslot *= 2;
+    size_t *slot = xcalloc(nslot, sizeof *slot);
+    for (size_t i = 0; i < nslot; i++)
+        slot[i] = NONE;
+    for (size_t t = 0; t < nt; t++) {
+        if (!c->txns[t].gtid)
+            continue;
+        size_t h = (size_t)gtid_hash(c->txns[t].gtid) & (nslot - 1);
+        while (slot[h] != NONE)
+            h = (h + 1) & (nslot - 1);
+        slot[h] = t;
     }
+    size_t *place = xcalloc(c->O->n ? c->O->n : 1, sizeof *place);
+    for (size_t o = 0; o < c->O->n; o++) {
+        const char *g = c->O->items[o].gtid;
+        place[o] = NONE;
+        if (!g || strchr(g, ',') || !strrchr(g, ':') || strchr(strrchr(g, ':'), '-'))
+            continue;
+        for (size_t h = (size_t)gtid_hash(g) & (nslot - 1); slot[h] != NONE; h = (h + 1) & (nslot - 1))
+            if (strcasecmp(c->txns[slot[h]].gtid, g) == 0) {
+                place[o] = slot[h];
+                break;
+            }
+    }
+    free(slot);
+    return place;
 }
 
-static void expidx_free(expidx *x)
+/* Pair every observed row (pair.h), then judge each pair in the order the rows arrived: a row paired
+ * with a transaction before one an earlier row was paired with came late (a reorder). */
+static void pair_and_compare(ctx *c, cdch_pair_index *x, const cdch_pair_keys *ek)
 {
-    kmap_free(&x->keys);
-    kmap_free(&x->idents);
-    kmap_free(&x->loose);
-    cdch_diff_expected_free(x->own);
-}
-
-/* Pair observed row o with an expected row, most likely first; or record
- * it as a duplicate or as unexpected. *cur: the first expected row not
- * matched yet (the expected order's cursor). */
-static void pair_observed(ctx *c, expidx *x, size_t o, size_t *cur)
-{
-    const cdch_change_list *E = c->E;
-    const cdch_change *ob = &c->O->items[o];
-    c->exp_of[o] = NONE;
-    rows_reset(c); /* the rows compared for the previous observed row */
-    cdch_change_images oim = obs_images(c, o);
-    const sch_table *ot = schema_find(c->schema, ob->db, ob->table);
-    rowkey ok = row_keys(ot, ob, &oim);
-    while (*cur < E->n && c->matched[*cur])
-        (*cur)++;
-    /* (a) the row at the cursor */
-    if (*cur < E->n && x->ek[*cur].key == ok.key && compare_rows(c, *cur, o, false) == 0) {
-        match(c, *cur, o);
-        (*cur)++;
-        return;
+    const cdch_change_list *O = c->O;
+    cdch_pair_keys *ok = xcalloc(O->n ? O->n : 1, sizeof *ok);
+    for (size_t o = 0; o < O->n; o++) {
+        rows_reset(c);
+        cdch_change_images oim = obs_images(c, o);
+        ok[o] = row_keys(schema_find(c->schema, O->items[o].db, O->items[o].table), &O->items[o], &oim);
     }
-    /* (b) same key elsewhere */
-    kslot *s;
-    size_t j = kmap_find(&x->keys, ok.key, c->matched, *cur, &s);
-    if (j == NONE && s) {
-        size_t cand = dup_candidate(&x->keys, s, *cur);
-        add_dup(c, cand, o);
-        c->exp_of[o] = cand;
-        return;
-    }
-    /* (c) the cursor row with the same identity: values differ */
-    if (j == NONE && *cur < E->n && x->ek[*cur].ident == ok.ident && same_event(&E->items[*cur], ob)) {
-        match(c, *cur, o);
-        (*cur)++;
-        return;
-    }
-    /* (d) same identity elsewhere */
-    if (j == NONE) {
-        kslot *is;
-        j = kmap_find(&x->idents, ok.ident, c->matched, *cur, &is);
-        if (j != NONE && !same_event(&E->items[j], ob))
-            j = NONE;
-    }
-    if (j != NONE) {
-        if (j < *cur)
-            add_reorder(c, j, o, *cur);
-        match(c, j, o);
-        if (j >= *cur)
-            *cur = j + 1;
-        return;
-    }
-    /* (e) same table and op as the cursor row */
-    if (*cur < E->n && same_event(&E->items[*cur], ob)) {
-        match(c, *cur, o);
-        (*cur)++;
-        return;
-    }
-    /* (f) the same row (by its first column) of the cursor's transaction, arrived with another op,
-     * db or table: a mismatch of that row, which arrived */
-    if (*cur < E->n) {
-        kslot *ls;
-        size_t l = kmap_find(&x->loose, loose_key(ot, &oim), c->matched, *cur, &ls);
-        if (l != NONE && l >= *cur && c->txn_of[l] == c->txn_of[*cur]) {
-            match(c, l, o);
-            if (l == *cur)
-                (*cur)++;
-            return;
+    size_t *place = places(c);
+    cdch_pair *pairs = xcalloc(O->n ? O->n : 1, sizeof *pairs);
+    cdch_pair_in in = {c->E, O, ek, ok, c->txn_of, place};
+    cdch_pair_rows(x, &in, pairs);
+    size_t latest = NONE; /* the latest transaction a row was paired with so far */
+    for (size_t o = 0; o < O->n; o++) {
+        rows_reset(c);
+        c->exp_of[o] = NONE;
+        size_t e = pairs[o].erow;
+        switch (pairs[o].kind) {
+        case CDCH_PAIR_ROW: {
+            size_t t = c->txn_of[e];
+            if (latest != NONE && t < latest)
+                add_reorder(c, e, o, c->txns[latest].txn);
+            else
+                latest = t;
+            match(c, e, o);
+            break;
+        }
+        case CDCH_PAIR_DUP:
+            add_dup(c, e, o);
+            c->exp_of[o] = e;
+            break;
+        case CDCH_PAIR_EXTRA:
+        default: {
+            cdch_diff_mismatch *m = add_mismatch(c, NONE, o, "unexpected event");
+            if (m) {
+                cdch_change_images oim = obs_images(c, o);
+                m->observed = adup(c->d, oim.text, oim.text_len);
+            }
+            break;
+        }
         }
     }
-    /* (g) nothing like it was expected */
-    cdch_diff_mismatch *m = add_mismatch(c, NONE, o, "unexpected event");
-    if (m)
-        m->observed = adup(c->d, oim.text, oim.text_len);
+    free(pairs);
+    free(place);
+    free(ok);
 }
 
 cdch_diff *cdch_diff_run(const cdch_change_list *E, const cdch_change_list *O0, const cdch_diff_schema *schema,
@@ -1773,12 +1755,13 @@ cdch_diff *cdch_diff_run_prepared(const cdch_change_list *E, const cdch_diff_exp
     d->expected_rows = E->n;
     build_txns(&c);
 
-    expidx x;
-    expidx_build(&x, &c, prep);
+    cdch_diff_expected *own = prep ? NULL : cdch_diff_expected_new(E, schema);
+    const cdch_pair_keys *ek = (prep ? prep : own)->ek;
+    cdch_pair_index *x = cdch_pair_index_new(ek, E->n);
     cdch_change_list *O = (cdch_change_list *)O0;
     size_t *msrc = NULL;
     if (representations & CDCH_REPR_KEY_UPDATE_AS_DELETE_INSERT)
-        O = merge_key_updates(&c, &x.keys, &msrc, &d->merged_key_updates);
+        O = merge_key_updates(&c, x, &msrc, &d->merged_key_updates);
     c.O = O;
     c.msrc = msrc;
     d->observed_rows = O->n;
@@ -1789,12 +1772,11 @@ cdch_diff *cdch_diff_run_prepared(const cdch_change_list *E, const cdch_diff_exp
     for (size_t i = 0; i < E->n; i++)
         c.obs_of[i] = NONE;
 
-    size_t cur = 0;
-    for (size_t o = 0; o < O->n; o++)
-        pair_observed(&c, &x, o, &cur);
+    pair_and_compare(&c, x, ek);
     find_missing(&c);
 
-    expidx_free(&x);
+    cdch_pair_index_free(x);
+    cdch_diff_expected_free(own);
     if (O != O0) {
         free(O->items);
         free(O->ctl);
@@ -1807,6 +1789,7 @@ cdch_diff *cdch_diff_run_prepared(const cdch_change_list *E, const cdch_diff_exp
     free(c.matched);
     free(c.exp_of);
     free(c.ckpt_txn_seen);
+    free(c.exec_hash);
     cdch_arena_free(&c.scratch);
     cdch_arena_free(&c.rows);
     cdch_change_window_free(&c.ewin);

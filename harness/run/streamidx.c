@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "buf.h"
 #include "event.h"
 #include "mysql_types.h"
 #include "reader.h"
@@ -41,6 +42,29 @@ static int find_index(const char *dir, char *out, size_t outsz, cdch_err *err)
 static bool is_gtid(uint8_t t)
 {
     return t == CDCH_EV_GTID || t == CDCH_EV_ANONYMOUS_GTID || t == CDCH_EV_GTID_TAGGED;
+}
+
+/* Transaction t's GTID, from its GTID event (an undecodable one leaves it without). */
+static void note_gtid(cdch_stream_index *out, cdch_decoder *dec, const cdch_raw_event *ev, cdch_txn_loc *t)
+{
+    cdch_arena a = CDCH_ARENA_INIT;
+    cdch_event e;
+    cdch_err derr;
+    if (cdch_decode_event(dec, ev->data, ev->len, &a, &e, &derr) == 0) {
+        size_t k = 0;
+        while (k < out->nsids && (memcmp(out->sids[k].uuid, e.u.gtid.sid, 16) != 0 ||
+                                  strcmp(out->sids[k].tag, e.u.gtid.tag) != 0))
+            k++;
+        if (k == out->nsids) {
+            out->sids = xrealloc(out->sids, (out->nsids + 1) * sizeof *out->sids);
+            memcpy(out->sids[k].uuid, e.u.gtid.sid, 16);
+            snprintf(out->sids[k].tag, sizeof out->sids[k].tag, "%s", e.u.gtid.tag);
+            out->nsids++;
+        }
+        t->sid = (uint32_t)k;
+        t->gno = e.u.gtid.gno;
+    }
+    cdch_arena_free(&a);
 }
 
 int cdch_stream_index_load(const char *dir, cdch_stream_index *out, cdch_err *err)
@@ -96,7 +120,22 @@ int cdch_stream_index_load(const char *dir, cdch_stream_index *out, cdch_err *er
                 memset(t, 0, sizeof *t);
                 t->file = out->files[i];
                 t->start = ev.offset;
+                t->sid = CDCH_TXN_NO_GTID;
                 want_body = true;
+                if (ev.type != CDCH_EV_ANONYMOUS_GTID)
+                    note_gtid(out, dec, &ev, t);
+            }
+            if (i == 0 && ev.type == CDCH_EV_PREVIOUS_GTIDS && !out->prev_gtids) {
+                cdch_arena a = CDCH_ARENA_INIT;
+                cdch_event e;
+                cdch_err derr;
+                if (cdch_decode_event(dec, ev.data, ev.len, &a, &e, &derr) == 0) {
+                    cdch_buf b = CDCH_BUF_INIT;
+                    cdch_gtid_set_to_text(&e.u.prev_gtids, &b);
+                    out->prev_gtids = xstrdup(cdch_buf_cstr(&b));
+                    cdch_buf_free(&b);
+                }
+                cdch_arena_free(&a);
             }
             if (out->ntxn && out->txn[out->ntxn - 1].file == out->files[i] && ev.type != CDCH_EV_ROTATE &&
                 ev.type != CDCH_EV_STOP)
@@ -138,6 +177,8 @@ void cdch_stream_index_free(cdch_stream_index *idx)
     free(idx->files);
     free(idx->paths);
     free(idx->txn);
+    free(idx->sids);
+    free(idx->prev_gtids);
     memset(idx, 0, sizeof *idx);
 }
 

@@ -16,21 +16,19 @@
  * compared. The expected list is only read, so one may be diffed by several
  * threads at once.
  *
- * Alignment is linear in the number of events. Each row gets a key (op,
- * db, table and the normalised values of every exactly-compared column;
- * FLOAT/DOUBLE/JSON/VECTOR only by presence) and an identity (op, db, table
- * and the first column of each image, usually the primary key). Observed
- * rows are walked in order against a cursor in the expected rows: equal to
- * the row at the cursor -> in order; else the first unmatched expected row
- * with the same key (then identity) -> a jump forward (rows in between are
- * pending: missing unless they come later, which is a reorder) or a
- * reorder; a key whose rows were all matched -> duplicate; else, same
- * op/db/table as the cursor row -> that row with differing values; else a
- * row of the cursor's transaction with the same first column (the
- * primary key) in its naming image -> that row, arrived with another op, db
- * or table (a mismatch naming the field: the row arrived, it is not
- * missing); else an unexpected event. Every matched pair is compared
- * column by column.
+ * Alignment: each row gets a key (op, db, table and the normalised values
+ * of every exactly-compared column; FLOAT/DOUBLE/JSON/VECTOR only by
+ * presence), an identity (op, db, table and the first column of each image,
+ * usually the primary key) and a loose key (the first column of the image
+ * naming the row). pair.h decides from them which expected row each
+ * observed row stands for (rows are paired where they stand: within their
+ * transaction, by ordinal, so a wrong op, db, table, key or value is a
+ * mismatch of that row and nothing else), a duplicate, or an event nobody
+ * expected; this file judges each pair in the order the rows arrived:
+ * compared column by column (a wrong op/db/table is a mismatch naming the
+ * field), its checkpoint checked, and a row paired with a transaction
+ * before one an earlier row was paired with is a reorder (reorders are
+ * between transactions, never inside one).
  * Results are lifted to transactions (expected.jsonl's "txn"): missing
  * transactions are holes (a later transaction arrived: the consumer went
  * on) or the tail (nothing after them arrived). A missing transaction
@@ -43,11 +41,14 @@
  *
  * Alignment does not group observed rows by GTID: a consumer whose GTIDs
  * are wrong would then be misaligned, and wrong GTIDs are exactly what the
- * checkpoint check must report. GTIDs and positions are checked per
- * aligned row instead.
+ * checkpoint check must report. A row's own single GTID only keeps content
+ * that equals another transaction's row from pulling it there (pair.h).
+ * GTIDs and positions are checked per paired row.
  *
  * Value comparison by column type (section 4 of design.md):
- *   integer types, YEAR, BIT   exact (JSON number or decimal string)
+ *   integer types, YEAR, BIT   exact, by decimal value (a JSON number or string
+ *                              whose exact value is the integer: "1E+1", "10.0";
+ *                              never through a double, never a fraction)
  *   DECIMAL(p,s)               exact after padding/trimming fraction zeros to s;
  *                              "1.25E+1" forms accepted
  *   FLOAT                      relative 1e-6 (float precision)
@@ -70,8 +71,13 @@
  * lie within [start of its transaction, end of its transaction] (start from
  * the stream index; without one, the end of the previous expected
  * transaction in that file, or 4); a reported GTID must be the
- * transaction's GTID, or a GTID set whose highest GNO for that server is the
- * transaction's or the one before.
+ * transaction's GTID, or a GTID set a restart can resume from without
+ * replaying or skipping a transaction: exactly the set executed through the
+ * transaction or through the one before it (the first file's PREVIOUS_GTIDS
+ * and every GTID of the stream up to it, from the stream index; compared by
+ * a hash per transaction, made once). Without the stream's GTIDs: the set
+ * holds the transaction's server as one interval (no hole) ending at its GNO
+ * or the one before.
  */
 #ifndef CDCH_DIFF_H
 #define CDCH_DIFF_H

@@ -84,6 +84,17 @@ is the table's primary key there):
   keyupd-other-txn      same, adjacent, but the insert of a key change
                         alone in its transaction carries the next
                         transaction's GTID and pos
+  table-previous-map    in compressed transactions, each run of rows of one table
+                        named after the table of the run before it (a consumer that
+                        names a row after the previous TABLE_MAP's table when two
+                        tables alternate inside one payload); values and
+                        checkpoints right
+  int-exponent          every integer written as Jackson writes a BigDecimal
+                        (stripTrailingZeros: 10 -> 1E+1, 120 -> 1.2E+2)
+  gtid-hole             the GTID set executed through the row's transaction as
+                        its checkpoint, but without the compressed transactions
+                        before it (uuid:1-4:6): its highest GNO is right
+  enum-off-by-one       every ENUM label one too far (the last one: "")
   odd KIND...           correct in unusual spellings: strings (numbers as
                         strings), at-names ("@N" columns), set-bitmap,
                         enum-index, gtid-upper, gtid-set, json-keys
@@ -668,6 +679,77 @@ def f_odd(rows, txns, kinds):
         emit(r)
 
 
+def f_table_previous_map(rows, txns, args):
+    for t in txns:
+        prev = None  # (db, table) of the run before the current one
+        cur = None
+        for r in t:
+            here = (r["db"], r["table"])
+            if here != cur:
+                prev, cur = cur, here
+            if r["compressed"] and prev is not None:
+                r["db"], r["table"] = prev
+            emit(clean(r))
+
+
+def big_decimal(n):
+    """java.math.BigDecimal(n).stripTrailingZeros().toString(), as Jackson writes it."""
+    digits = str(abs(n))
+    stripped = digits.rstrip("0")
+    if n == 0 or stripped == digits:
+        return str(n)
+    mant = stripped[0] + ("." + stripped[1:] if len(stripped) > 1 else "")
+    return "%s%sE+%d" % ("-" if n < 0 else "", mant, len(digits) - 1)
+
+
+def f_int_exponent(rows, txns, args):
+    def column(i, k, x):
+        if isinstance(x, int) and not isinstance(x, bool):
+            x = RAW + big_decimal(x)
+        return k, x
+    for r in rows:
+        rewrite_images(r, column)
+        emit(clean(r))
+
+
+def f_gtid_hole(rows, txns, args):
+    compressed = set()  # GNOs of the compressed transactions seen: never added to the set
+    for r in rows:
+        r = dict(r)
+        if r.get("gtid"):
+            uuid, gno = r["gtid"].rsplit(":", 1)
+            gno = int(gno)
+            done = [g for g in range(1, gno) if g not in compressed] + [gno]
+            parts, start = [], None
+            for g in done + [None]:
+                if start is not None and (g is None or g != last + 1):
+                    parts.append(str(start) if start == last else "%d-%d" % (start, last))
+                    start = None
+                if g is not None and start is None:
+                    start = g
+                last = g
+            r["gtid"] = "%s:%s" % (uuid, ":".join(parts)) if parts else None
+            if r["compressed"]:
+                compressed.add(gno)
+        emit(clean(r))
+
+
+# ENUM columns of tests/data/run-faults.yaml and tests/data/run-enum-steps.yaml
+ENUM_LABELS = dict(ENUM_MEMBERS, stage=["new", "paid", "shipped", "done"])
+
+
+def f_enum_off_by_one(rows, txns, args):
+    def column(i, k, x):
+        if k in ENUM_LABELS and isinstance(x, str) and x in ENUM_LABELS[k]:
+            labels = ENUM_LABELS[k]
+            n = labels.index(x) + 1
+            x = labels[n] if n < len(labels) else ""
+        return k, x
+    for r in rows:
+        rewrite_images(r, column)
+        emit(clean(r))
+
+
 FAULTS = {
     "nonfinite": f_nonfinite,
     "nonfinite-many": f_nonfinite_many,
@@ -696,6 +778,10 @@ FAULTS = {
     "keyupd-split": f_keyupd_split,
     "keyupd-other-txn": f_keyupd_other_txn,
     "odd": f_odd,
+    "table-previous-map": f_table_previous_map,
+    "int-exponent": f_int_exponent,
+    "gtid-hole": f_gtid_hole,
+    "enum-off-by-one": f_enum_off_by_one,
 }
 
 
