@@ -21,9 +21,9 @@ run --consumer cdcharness-ref --consumer broken-skip --scenario "$scenario" --ex
 grep -q "digest of $work/r1: $work/d1/{summary.md,verdicts.json}" "$work/err" || fail "digest: no confirmation line"
 
 # summary.md: per family the counts row and the grid row, exactly
-want_rows='| 1 | 2 | 1 | | | | | | | | 1 | | 0 | 1 |
+want_rows='| 1 | 2 | 1 | | | | | | | | | 1 | | 0 | 1 |
 | 1 | ok/SKIP |
-| builtin | 2 | 2 | | | | | | | | | | 0 | 0 |
+| builtin | 2 | 2 | | | | | | | | | | | 0 | 0 |
 | builtin | ok/ok |'
 got_rows=$(grep -E '^\| (builtin|1) \|' "$work/d1/summary.md")
 [ "$got_rows" = "$want_rows" ] || { printf 'want:\n%s\ngot:\n%s\n' "$want_rows" "$got_rows"; fail "summary.md rows differ"; }

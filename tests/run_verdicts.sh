@@ -46,7 +46,7 @@ want = {
     "broken-hang@1":           ("hang", "hang", False),
     "broken-spin@1":           ("hang", "hang", False),
     "broken-skip@1":           ("pass", "silent-skip", True),
-    "broken-announce-skip@1":  ("pass", "parse-failure", True),
+    "broken-announce-skip@1":  ("pass", "announced-skip", True),
     "broken-die@1":            ("pass", "parse-failure", True),
     "odd-equivalent@1":        ("pass", "pass", False),
     "broken-late-flush@1":     ("pass", "reorder", True),
@@ -136,7 +136,7 @@ python3 - "$work/rf" "${#faults[@]}" <<'EOF'
 import json, os, re, sys
 import xml.etree.ElementTree as E
 rdir, nconsumers = sys.argv[1], int(sys.argv[2])
-M, S, PF = "mismatch", "silent-skip", "parse-failure"
+M, S, PF, AS = "mismatch", "silent-skip", "parse-failure", "announced-skip"
 want = {
     # consumer: (uncompressed, compressed, compression-regression on the compressed cell)
     "cdcharness-ref@builtin":     ("pass", "pass", False),
@@ -164,8 +164,8 @@ want = {
     # error lines: warnings on a pass; a hole is silent unless an error line lies around it
     "warn-then-correct@1":        ("pass", "pass", False),
     "warn-at-end@1":              ("pass", "pass", False),   # every row, then an error line
-    "broken-warn-skip@1":         ("pass", S, True),
-    "broken-announce-once@1":     ("pass", S, True),   # one error line at the first hole only
+    "broken-warn-skip@1":         ("pass", S, True),   # one generic warning at the start: it names no event
+    "broken-announce-once@1":     ("pass", AS, True),  # one line naming type 40 at the first hole announces them all
     "broken-late-announce@1":     ("pass", S, True),   # an error line per hole, after the row past it
     "broken-die-plain@1":         (PF, S, True),   # loud on plain streams, silent on compressed ones
     "broken-value-die@1":         (M, M, True),    # worst class wins; parse-failure is new in compressed
@@ -234,6 +234,16 @@ for con in ("broken-warn-skip", "broken-announce-once", "broken-late-announce", 
     miss = cell(con, "compressed")["missing"]
     if [m["txn"] for m in miss] != [6, 7, 9, 10, 12, 13] or not all(m["compressed"] and m["hole"] for m in miss):
         bad.append("%s compressed: missing %r" % (con, [(m["txn"], m["compressed"], m["hole"]) for m in miss]))
+# announced losses: the one line naming type 40 announces every hole and is quoted; a generic warning
+# announces one hole only (the first), the rest are silent
+ao = cell("broken-announce-once", "compressed")
+if [m.get("consumer_error") for m in ao["missing"]] != ["skipping unsupported event type 40 (txn 6)"] * 6 or \
+        "consumer said: skipping unsupported event type 40 (txn 6)" not in ao["summary"]:
+    bad.append("announce-once compressed: not announced by its one line: %s %r" % (ao["summary"], ao["missing"]))
+ws = cell("broken-warn-skip", "compressed")
+if [m.get("consumer_error") for m in ws["missing"]] != ["WARN binlog checksum query failed, continuing"] + [None] * 5 or \
+        "[also: announced-skip]" not in ws["summary"]:
+    bad.append("warn-skip compressed: a generic warning announces one hole only: %s %r" % (ws["summary"], ws["missing"]))
 dp = cell("broken-die-plain", "uncompressed")
 if dp.get("exit_status") != 1 or "cannot parse plain row events" not in dp["summary"]:
     bad.append("die-plain uncompressed: exit %r, summary %s" % (dp.get("exit_status"), dp["summary"]))
@@ -250,7 +260,7 @@ if "parse-failure" not in text(vd) or "CHANGED" not in text(vd):
 for con, mode, msg in (("warn-then-correct", "uncompressed", "lost connection to the primary"),
                        ("warn-then-correct", "compressed", "queue 90% full"),
                        ("warn-at-end", "compressed", "1 event left unacknowledged"),
-                       ("broken-warn-skip", "uncompressed", "will be ignored")):
+                       ("broken-warn-skip", "uncompressed", "checksum query failed")):
     w = cell(con, mode).get("warnings")
     if not w or not any(msg in x for x in w):
         bad.append("%s %s: want warnings naming %r: %r" % (con, mode, msg, w))

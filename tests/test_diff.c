@@ -306,15 +306,16 @@ START_TEST(skip_is_a_hole)
     cdch_diff_free(d);
     cdch_changes_free(obs);
 
-    /* the same gap announced by an error line for each transaction: parse-failure */
+    /* the same gap announced by an error line for each transaction: announced-skip (rows lost, and said) */
     d = diff_of(O1 "\n" O2 "\n{\"kind\":\"error\",\"message\":\"unknown event 40\"}\n"
                 "{\"kind\":\"error\",\"message\":\"unknown event 40 again\"}\n" O5 "\n",
                 &obs);
     ck_assert_str_eq(d->missing[0].reported, "unknown event 40");
     ck_assert_str_eq(d->missing[1].reported, "unknown event 40 again");
-    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
-    ck_assert_str_eq(s, "consumer reported an error and skipped txn 3*, 4* (2 of 2 compressed, * = compressed); "
-                        "first: txn 3 (gtid " G ":3, ending at b.000001:3000, compressed, 1 row): unknown event 40");
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_ANNOUNCED_SKIP);
+    ck_assert_str_eq(s, "2 transaction(s) missing while later ones arrived, announced by the consumer: txn 3*, 4* "
+                        "(2 of 2 compressed, * = compressed); first: txn 3 (gtid " G ":3, ending at b.000001:3000, "
+                        "compressed, 1 row); consumer said: unknown event 40");
     cdch_diff_free(d);
     cdch_changes_free(obs);
 }
@@ -596,6 +597,13 @@ START_TEST(verdict_names)
     cdch_verdict x;
     ck_assert_int_eq(cdch_verdict_parse("fine", &x), -1);
     ck_assert(cdch_verdict_worse(CDCH_VERDICT_SILENT_SKIP, CDCH_VERDICT_PARSE_FAILURE));
+    /* announced-skip: below silent-skip, above mismatch (and so above every loud stop) */
+    ck_assert_str_eq(cdch_verdict_name(CDCH_VERDICT_ANNOUNCED_SKIP), "announced-skip");
+    ck_assert(cdch_verdict_worse(CDCH_VERDICT_SILENT_SKIP, CDCH_VERDICT_ANNOUNCED_SKIP));
+    ck_assert(cdch_verdict_worse(CDCH_VERDICT_ANNOUNCED_SKIP, CDCH_VERDICT_MISMATCH));
+    ck_assert(cdch_verdict_worse(CDCH_VERDICT_ANNOUNCED_SKIP, CDCH_VERDICT_PARSE_FAILURE));
+    ck_assert(cdch_verdict_regression(CDCH_VERDICT_ANNOUNCED_SKIP, CDCH_CLASS(CDCH_VERDICT_ANNOUNCED_SKIP),
+                                      CDCH_VERDICT_PASS, 0));
     ck_assert(!cdch_verdict_worse(CDCH_VERDICT_PARSE_FAILURE, CDCH_VERDICT_SILENT_SKIP));
     ck_assert(!cdch_verdict_worse(CDCH_VERDICT_PASS, CDCH_VERDICT_MISMATCH));
     ck_assert(cdch_verdict_worse(CDCH_VERDICT_HARNESS_ERROR, CDCH_VERDICT_SILENT_SKIP));
@@ -761,7 +769,7 @@ START_TEST(errors_are_warnings_on_a_complete_stream)
                 &obs);
     ck_assert_str_eq(d->missing[0].reported, "payload 1");
     ck_assert_str_eq(d->missing[1].reported, "payload 2");
-    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_PARSE_FAILURE);
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_DONE, -1), s, sizeof s), CDCH_VERDICT_ANNOUNCED_SKIP);
     cdch_diff_free(d);
     cdch_changes_free(obs);
     /* an error before the first hole only: the second hole (after a row) is silent */
@@ -769,7 +777,7 @@ START_TEST(errors_are_warnings_on_a_complete_stream)
     ck_assert_uint_eq(d->holes, 2);
     cdch_verdict_judge(d, obs, &oc, &j);
     ck_assert_int_eq(j.verdict, CDCH_VERDICT_SILENT_SKIP);
-    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_SILENT_SKIP) | CDCH_CLASS(CDCH_VERDICT_PARSE_FAILURE));
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_SILENT_SKIP) | CDCH_CLASS(CDCH_VERDICT_ANNOUNCED_SKIP));
     ck_assert_uint_eq(j.nwarnings, 0);
     cdch_judgement_free(&j);
     cdch_diff_free(d);
@@ -794,7 +802,7 @@ START_TEST(worst_class_and_regression)
     cdch_diff_free(d);
     cdch_changes_free(obs);
     /* the severity order, worst first */
-    static const cdch_verdict order[] = {CDCH_VERDICT_SILENT_SKIP,    CDCH_VERDICT_MISMATCH,      CDCH_VERDICT_DUPLICATE,
+    static const cdch_verdict order[] = {CDCH_VERDICT_SILENT_SKIP,    CDCH_VERDICT_ANNOUNCED_SKIP, CDCH_VERDICT_MISMATCH,      CDCH_VERDICT_DUPLICATE,
                                          CDCH_VERDICT_REORDER,        CDCH_VERDICT_BAD_CHECKPOINT, CDCH_VERDICT_PARSE_FAILURE,
                                          CDCH_VERDICT_NO_RESUME,      CDCH_VERDICT_HANG,           CDCH_VERDICT_PASS};
     for (size_t i = 0; i + 1 < sizeof order / sizeof *order; i++)

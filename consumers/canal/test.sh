@@ -24,9 +24,9 @@ user_bin=$1 user_family=canal user_dir=$here
 crud=$repo/scenarios/crud-basic.yaml
 
 user_run unpinned --consumer canal@1.1.4 --scenario "$crud" --expect manifest -j 2
-user_check unpinned "1.1.4: 2 cells, each as predicted (compressed: type-40-skipped)" \
+user_check unpinned "1.1.4: 2 cells, each as predicted (compressed: type-40-skipped, announced by the decoder's WARNs)" \
     'len(cells) == 2 and all(c["meets"] and c["expect_source"] != "manifest" for c in cells)
-     and cell("canal@1.1.4", "crud-basic", "compressed")["verdict"] == "silent-skip"'
+     and cell("canal@1.1.4", "crud-basic", "compressed")["verdict"] == "announced-skip"'
 
 user_run config --consumer canal@1.1.7 --consumer-config canal="$repo/tests/data/canal-instance.properties" \
     --scenario "$crud" --mode both -j 2

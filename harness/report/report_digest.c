@@ -21,7 +21,7 @@ static const char *code(const char *verdict)
     } tab[] = {
         {"pass", "ok"},          {"hang", "HANG"},     {"no-resume", "NORES"}, {"parse-failure", "PARSE"},
         {"bad-checkpoint", "CKPT"}, {"reorder", "ORD"}, {"duplicate", "DUP"},   {"mismatch", "MIS"},
-        {"silent-skip", "SKIP"}, {"harness-error", "ERR"},
+        {"announced-skip", "ASKIP"}, {"silent-skip", "SKIP"}, {"harness-error", "ERR"},
     };
     for (size_t i = 0; verdict && i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(tab[i].v, verdict) == 0)

@@ -82,6 +82,13 @@ static void causes_section(const rep_doc *d, FILE *f)
     }
 }
 
+/* Whether kind `ki` is a documented requirement of the consumer (manifest.h: not-applicable). */
+static bool is_requirement(const cdch_jv *ki)
+{
+    const char *k = rep_str(ki, "kind");
+    return k && strcmp(k, "not-applicable") == 0;
+}
+
 /* The words of a JSON array of strings, comma-separated ("" when none). */
 static void words(const cdch_jv *arr, char *out, size_t outsz)
 {
@@ -203,8 +210,18 @@ int rep_render_markdown(const rep_doc *d, FILE *f)
         rep_md_cell(f, rep_str(c, "scenario"), 200);
         fputs(" | ", f);
         rep_md_cell(f, rep_str(c, "mode"), 40);
-        fprintf(f, " | **%s**%s | %s %s | ", rep_str(c, "verdict"),
-                rep_bool(c, "compression_regression") ? " ⚠ compression-regression" : "",
+        fprintf(f, " | **%s**%s", rep_str(c, "verdict"),
+                rep_bool(c, "compression_regression") ? " ⚠ compression-regression" : "");
+        /* a documented requirement of the consumer beside its verdict, in the documentation's terms */
+        const cdch_jv *cs = cdch_jv_get(c, "cause");
+        for (size_t k = 0; strcmp(rep_str(c, "verdict"), "pass") != 0 && cs && cs->type == CDCH_JV_ARRAY &&
+                           k < cs->u.arr.n; k++)
+            if (is_requirement(cs->u.arr.items[k])) {
+                fputs(" — documented requirement, not a defect: ", f);
+                rep_md_cell(f, rep_str(cs->u.arr.items[k], "summary") ? rep_str(cs->u.arr.items[k], "summary")
+                                                                       : rep_str(cs->u.arr.items[k], "id"), 240);
+            }
+        fprintf(f, " | %s %s | ",
                 rep_bool(c, "meets") ? "✓" : "✗", exp ? exp : "");
         rep_md_cell(f, rep_str(c, "summary"), 240);
         fputs(" |\n", f);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "announce.h"
 #include "buf.h"
 #include "gtid.h"
 #include "mysql_types.h"
@@ -1478,20 +1479,31 @@ static void find_missing(ctx *c)
      * consumer printed an error line before the first row that followed it. Each error line announces one
      * missing transaction, in order: one warning at start-up (or one connection error) does not excuse
      * every later loss, and a consumer whose log lines overtake its rows (Debezium, Canal: the logger and
-     * the records are separate paths) still gets each of its errors counted. Where the consumer stopped
+     * the records are separate paths) still gets each of its errors counted. A hole no such line
+     * announces is announced by an earlier error line that names its event (announce.h: "type 40",
+     * TRANSACTION_PAYLOAD_EVENT, ...): libraries say that once and go on. Where the consumer stopped
      * (the tail), any error line it printed that announces no hole says why: a logger may report the
      * failure before the rows emitted ahead of it. */
     size_t e = 0;
     unsigned char *used = xcalloc(c->O->nctl ? c->O->nctl : 1, 1);
     for (size_t i = 0; i < d->nmissing; i++) {
-        if (!d->missing[i].hole)
+        cdch_diff_txn *x = &d->missing[i];
+        if (!x->hole)
             continue;
         while (e < c->O->nctl && c->O->ctl[e].kind != CDCH_CTL_ERROR)
             e++;
         if (e < c->O->nctl && c->O->ctl[e].at <= hole_hi[i]) {
-            d->missing[i].reported = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
+            x->reported = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
             used[e++] = 1;
+            continue;
         }
+        for (size_t k = 0; k < c->O->nctl && c->O->ctl[k].at <= hole_hi[i]; k++)
+            if (c->O->ctl[k].kind == CDCH_CTL_ERROR &&
+                cdch_announce_names_event(c->O->ctl[k].message, x->compressed, x->partial_rows > 0)) {
+                x->reported = adup(d, c->O->ctl[k].message, strlen(c->O->ctl[k].message));
+                used[k] = 1;
+                break;
+            }
     }
     const char *stop_msg = NULL;
     for (size_t k = 0; k < c->O->nctl && !stop_msg; k++)

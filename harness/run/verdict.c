@@ -1,13 +1,15 @@
 /* verdict.c — diff + process outcome -> verdict, summary and details. */
 #include "verdict.h"
 
+#include "announce.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const k_names[CDCH_VERDICT_COUNT] = {
     "pass",      "hang",      "no-resume", "parse-failure", "bad-checkpoint",
-    "reorder",   "duplicate", "mismatch",  "silent-skip",   "harness-error",
+    "reorder",   "duplicate", "mismatch",  "announced-skip", "silent-skip", "harness-error",
 };
 
 const char *cdch_verdict_name(cdch_verdict v)
@@ -27,8 +29,8 @@ int cdch_verdict_parse(const char *s, cdch_verdict *out)
 
 const char *cdch_verdict_names(void)
 {
-    return "pass, hang, no-resume, parse-failure, bad-checkpoint, reorder, duplicate, mismatch, silent-skip, "
-           "harness-error";
+    return "pass, hang, no-resume, parse-failure, bad-checkpoint, reorder, duplicate, mismatch, announced-skip, "
+           "silent-skip, harness-error";
 }
 
 bool cdch_verdict_worse(cdch_verdict now, cdch_verdict base)
@@ -126,7 +128,7 @@ static bool before_cut(const cdch_diff_txn *t, const cdch_outcome *o)
 }
 
 /* Which missing transactions name_missing names. */
-typedef enum { NAME_HOLES, NAME_TAIL, NAME_TAIL_BEFORE_CUT, NAME_TAIL_AFTER_CUT } name_which;
+typedef enum { NAME_HOLES_SILENT, NAME_HOLES_SAID, NAME_TAIL, NAME_TAIL_BEFORE_CUT, NAME_TAIL_AFTER_CUT } name_which;
 
 /* "5*, 6* and 3 more (5 of 5 compressed, * = compressed)" of the chosen
  * missing transactions, into buf, with how many hold PARTIAL_UPDATE_ROWS
@@ -141,8 +143,9 @@ static size_t name_missing(const cdch_diff *d, const cdch_outcome *o, name_which
         *first = NULL;
     for (size_t i = 0; i < d->nmissing; i++) {
         const cdch_diff_txn *t = &d->missing[i];
-        bool pick = which == NAME_HOLES ? t->hole
-                  : which == NAME_TAIL  ? !t->hole
+        bool pick = which == NAME_HOLES_SILENT ? t->hole && !t->reported
+                  : which == NAME_HOLES_SAID   ? t->hole && t->reported
+                  : which == NAME_TAIL         ? !t->hole
                                         : !t->hole && before_cut(t, o) == (which == NAME_TAIL_BEFORE_CUT);
         if (!pick)
             continue;
@@ -304,16 +307,18 @@ static void judge_holes(judge_ctx *j)
         }
     }
     if (silent_holes) {
-        name_missing(d, j->o, NAME_HOLES, names, sizeof names, NULL);
+        name_missing(d, j->o, NAME_HOLES_SILENT, names, sizeof names, NULL);
         txn_line(first_silent, where, sizeof where);
         found(j, CDCH_VERDICT_SILENT_SKIP, "%zu transaction(s) missing while later ones arrived: txn %s; first: %s",
-              d->holes, names, where);
+              silent_holes, names, where);
     }
     if (said_holes) {
-        name_missing(d, j->o, NAME_HOLES, names, sizeof names, NULL);
+        name_missing(d, j->o, NAME_HOLES_SAID, names, sizeof names, NULL);
         txn_line(first_said, where, sizeof where);
-        found(j, CDCH_VERDICT_PARSE_FAILURE, "consumer reported an error and skipped txn %s; first: %s: %s", names,
-              where, first_said->reported);
+        found(j, CDCH_VERDICT_ANNOUNCED_SKIP,
+              "%zu transaction(s) missing while later ones arrived, announced by the consumer: txn %s; first: %s; "
+              "consumer said: %s",
+              said_holes, names, where, first_said->reported);
     }
 }
 
@@ -334,10 +339,17 @@ static void judge_tail(judge_ctx *j)
     bool cut = o->harness_cut && !o->cut_after_error;
     if (cut && name_missing(d, o, NAME_TAIL_BEFORE_CUT, cutnames, sizeof cutnames, &first_cut)) {
         txn_line(first_cut, where, sizeof where);
-        found(j, CDCH_VERDICT_SILENT_SKIP,
-              "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
-              "emitted, without a word before the cut; first: %s",
-              cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
+        if (first_cut->reported &&
+            cdch_announce_names_event(first_cut->reported, first_cut->compressed, first_cut->partial_rows > 0))
+            found(j, CDCH_VERDICT_ANNOUNCED_SKIP,
+                  "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
+                  "emitted; the consumer had said it skips that event; first: %s; consumer said: %s",
+                  cutnames, o->cut_file, (unsigned long long)o->cut_pos, where, first_cut->reported);
+        else
+            found(j, CDCH_VERDICT_SILENT_SKIP,
+                  "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
+                  "emitted, without a word before the cut; first: %s",
+                  cutnames, o->cut_file, (unsigned long long)o->cut_pos, where);
     }
     if (!name_missing(d, o, cut ? NAME_TAIL_AFTER_CUT : NAME_TAIL, names, sizeof names, &first_tail))
         return;
@@ -349,6 +361,13 @@ static void judge_tail(judge_ctx *j)
               "nothing from %s on (stop: %s%s%s%s%.300s)",
               o->cut_file, (unsigned long long)o->cut_pos, where, cdch_stop_reason_name(o->reason),
               j->exited ? ", adapter " : "", j->exitmsg, msg ? "; consumer said: " : "", msg ? msg : "");
+    } else if (msg && !j->exited && o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered &&
+               cdch_announce_names_event(msg, first_tail->compressed, first_tail->partial_rows > 0)) {
+        /* it said it skips that event, stayed up and received everything after: rows lost, announced */
+        found(j, CDCH_VERDICT_ANNOUNCED_SKIP,
+              "received the whole stream and went idle without txn %s, having said it skips that event; first: %s; "
+              "consumer said: %s",
+              names, where, msg);
     } else if (msg) {
         found(j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: consumer error: %s", where, msg);
     } else if (j->exited && o->files_source && !j->failed_exit) {

@@ -25,7 +25,8 @@ command -v chromium >/dev/null || command -v "${CDCH_CHROMIUM:-chromium}" >/dev/
 
 echo "== a real report: reference + broken test consumers against run-small"
 args=()
-for c in cdcharness-ref broken-value broken-skip broken-die broken-checkpoint broken-duplicate; do
+for c in cdcharness-ref broken-value broken-skip broken-die broken-checkpoint broken-duplicate broken-announce-skip \
+         documented-skip; do
   args+=(--consumer "$c")
 done
 "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/consumers" --quiet "${args[@]}" \
@@ -42,7 +43,15 @@ open_specs=(
   --open '{"cell": ["broken-value@1", "run-small", "uncompressed"], "contains": {"#fd-expected": "\"note\": \"changed\"", "#fd-observed": "\"note\": \"CHANGED\"", "#fd-table tr.diff": "after.note"}}'
   # parse-failure: the consumer's stderr tail
   --open '{"cell": ["broken-die@1", "run-small", "compressed"], "contains": {"#stderr-tail": "unknown binlog event type 40", "#fd-expected": "\"compressed\": true"}}'
+  # announced-skip: the consumer's own line, quoted
+  --open '{"cell": ["broken-announce-skip@1", "run-small", "compressed"], "contains": {"#p-verdict": "announced-skip", "#p-said": "the consumer said: \u201cskipping unsupported event type 40 (txn 6)\u201d"}}'
+  # a documented requirement beside the verdict, in the documentation's words
+  --open '{"cell": ["documented-skip@1", "run-small", "compressed"], "contains": {"#p-requirement": "Documented requirement, not a defect: documented-skip documents that binlog_transaction_compression is not supported"}}'
 )
+grep -q '| documented-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ compression-regression — documented requirement, not a defect: documented-skip documents that binlog_transaction_compression is not supported' \
+  "$work/r/summary.md" || fail "summary.md: the documented requirement is not beside its verdict"
+grep -q '| broken-announce-skip@1 | run-small | compressed | \*\*announced-skip\*\* ⚠ compression-regression' "$work/r/summary.md" ||
+  fail "summary.md: the announced-skip row"
 echo "== the page in headless chromium"
 python3 "$here/check_report.py" "$work/r/report.html" "${open_specs[@]}" || fail "report.html"
 

@@ -36,8 +36,14 @@
  * row that followed it; error lines are matched with missing transactions
  * in order, one each (a logger may overtake the rows it concerns, but one
  * start-up warning or connection error does not announce every later
- * loss). The tail is reported by any error line that announces no hole
- * (a logger may report the failure ahead of the rows emitted before it).
+ * loss). A hole left without one is `reported` by any error line printed
+ * before the first row that followed it which names the hole's event
+ * (announce.h: "type 40", TRANSACTION_PAYLOAD_EVENT, ...; "type 39",
+ * PARTIAL_UPDATE_ROWS): a library that says once that it does not emit
+ * compressed transactions has announced each of them. Reported holes are
+ * `announced-skip`, the others `silent-skip` (verdict.h). The tail is
+ * reported by any error line that announces no hole (a logger may report
+ * the failure ahead of the rows emitted before it).
  *
  * Alignment does not group observed rows by GTID: a consumer whose GTIDs
  * are wrong would then be misaligned, and wrong GTIDs are exactly what the

@@ -13,6 +13,17 @@
  *                  without them; a server consumer that received the whole stream
  *                  and went idle without them; transactions the server delivered
  *                  whole before a disconnection the harness caused, never emitted
+ *   announced-skip expected transactions are missing while later ones arrived, and
+ *                  the consumer said so in its own words before the first row past
+ *                  each: an error line matched to that hole (one each, in order),
+ *                  or an error line that names the skipped event (diff.h: "names
+ *                  the event"), which covers every later hole of that event; or the
+ *                  tail of a consumer that stayed up, received the whole stream and
+ *                  went idle after an error line naming the first missing
+ *                  transaction's event (a consumer that exited is parse-failure). Rows
+ *                  are lost all the same: it keeps the compression-regression
+ *                  flag and is NOT SAFE in --pre-flip; only an operator reading
+ *                  the consumer's log would know (the report quotes the line)
  *   mismatch       rows there but wrong: a value, a column, an image, the op, the
  *                  db or the table differs (the row arrived: never "missing"), or
  *                  unexpected events
@@ -20,7 +31,7 @@
  *   reorder        rows out of order
  *   bad-checkpoint reported pos/GTID outside the row's transaction
  *   parse-failure  the consumer said so: it exited (or printed an error line where
- *                  it stopped, or around every hole) and what it emitted is a prefix
+ *                  it stopped) and what it emitted is a prefix
  *   no-resume      the harness cut the connection (a scenario fault) and the consumer
  *                  neither resumed nor said why before it stopped or went idle
  *   hang           a prefix arrived and the adapter neither exited nor finished before
@@ -52,11 +63,12 @@ typedef enum cdch_verdict {
     CDCH_VERDICT_REORDER,
     CDCH_VERDICT_DUPLICATE,
     CDCH_VERDICT_MISMATCH,
+    CDCH_VERDICT_ANNOUNCED_SKIP,
     CDCH_VERDICT_SILENT_SKIP,
     CDCH_VERDICT_HARNESS_ERROR,
 } cdch_verdict;
 
-#define CDCH_VERDICT_COUNT 10
+#define CDCH_VERDICT_COUNT 11
 #define CDCH_CLASS(v) (1u << (v)) /* a finding class in cdch_judgement.classes */
 
 const char *cdch_verdict_name(cdch_verdict v); /* "pass", "silent-skip", ... */

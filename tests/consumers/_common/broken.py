@@ -60,10 +60,12 @@ is the table's primary key there):
   missing-column        one row image lacks a column
   warn-then-correct     error lines (at the start, between transactions)
                         and every row correctly
-  warn-start-skip       one error line at the start, then compressed
-                        transactions dropped silently
-  announce-once-skip    one error line at the first compressed
-                        transaction, then every compressed one dropped
+  warn-start-skip       one generic error line at the start (it names no
+                        event), then compressed transactions dropped
+                        silently: silent-skip
+  announce-once-skip    one error line naming event type 40 at the first
+                        compressed transaction, then every compressed one
+                        dropped (as @vlasky/zongji >= 0.7.0): announced-skip
   late-announce-skip    drops compressed transactions, printing an error line
                         for each only after the first row past the hole
   warn-at-end           every row correctly, then one error line
@@ -497,7 +499,7 @@ def f_warn_then_correct(rows, txns, args):
 
 
 def f_warn_start_skip(rows, txns, args):
-    emit({"kind": "error", "message": "WARN unknown binlog event type 40 will be ignored"})
+    emit({"kind": "error", "message": "WARN binlog checksum query failed, continuing"})  # names no event
     emit_all(r for r in rows if not r["compressed"])
 
 
