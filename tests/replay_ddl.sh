@@ -72,6 +72,7 @@ mkdir range && cd range || exit 1
 # the tables as they are when their rows are written (what the generator needs)
 cat >s.yaml <<'EOF'
 description: DDL inside the captured range
+server: {version: "8.0.36"}   # the positions below are an 8.0 FORMAT_DESCRIPTION's (41 post-header lengths)
 binlog: {compression: both, create_tables: false}
 tables:
   - name: a.t1

@@ -42,6 +42,54 @@ static void expect_err_at(int at, const char *yaml, unsigned line, unsigned col,
     ck_assert_msg(strstr(e.msg, needle) != NULL, "test at line %d: '%s' does not contain '%s'", at, e.msg, needle);
 }
 
+/* server.mysql_native_password by version, and gtid_next switches (tagged GTIDs, 8.3+). */
+START_TEST(test_native_password_and_gtid_next)
+{
+    cdch_scenario *s = load("server: {version: 8.0.36}\n");
+    ck_assert(s->server.native_password); /* loaded before 8.4 */
+    cdch_scenario_free(s);
+    s = load("server: {version: 8.4.9, mysql_native_password: on}\n");
+    ck_assert(s->server.native_password);
+    cdch_scenario_free(s);
+    s = load("server: {version: 9.7.0}\n");
+    ck_assert(!s->server.native_password);
+    cdch_scenario_free(s);
+    expect_err("server: {version: 9.7.0, mysql_native_password: on}\n", 1, 49, "MySQL 9.0 removed the plugin");
+
+    s = load("server: {version: 8.4.9}\ntables:\n  - {name: s.t, columns: [{name: id, type: int, primary_key: true}]}\n"
+             "transactions:\n"
+             "  - insert: {table: s.t, rows: [{id: 1}]}\n"
+             "  - gtid_next: AUTOMATIC:Batch_1\n"
+             "  - insert: {table: s.t, rows: [{id: 2}]}\n"
+             "  - insert: {table: s.t, rows: [{id: 3}]}\n"
+             "  - gtid_next: automatic\n"
+             "  - delete: {table: s.t, rows: [{id: 1}]}\n");
+    ck_assert_uint_eq(s->nitems, 4);
+    ck_assert_ptr_null(s->items[0].u.txn.gtid_tag);
+    ck_assert_str_eq(s->items[1].u.txn.gtid_tag, "batch_1"); /* lower case, as MySQL stores tags */
+    ck_assert_ptr_null(s->items[2].u.txn.gtid_tag);          /* the switch holds until the next one */
+    ck_assert_str_eq(s->items[3].u.txn.gtid_tag, "");
+    cdch_scenario_free(s);
+
+    const char *t = "tables:\n  - {name: s.t, columns: [{name: id, type: int, primary_key: true}]}\ntransactions:\n";
+    char y[512];
+    snprintf(y, sizeof y, "server: {version: 8.0.36}\n%s  - gtid_next: AUTOMATIC:x\n  - empty: true\n", t);
+    expect_err(y, 5, 16, "tagged GTIDs need server.version 8.3.0 or later (this is 8.0.36)");
+    snprintf(y, sizeof y, "server: {gtid_mode: off}\n%s  - gtid_next: AUTOMATIC:x\n  - empty: true\n", t);
+    expect_err(y, 5, 16, "gtid_next needs server.gtid_mode: on");
+    snprintf(y, sizeof y, "%s  - gtid_next: AUTOMATIC:1x\n  - empty: true\n", t);
+    expect_err(y, 4, 16, "is not a GTID tag");
+    snprintf(y, sizeof y, "%s  - gtid_next: AUTOMATIC:abcdefghijabcdefghijabcdefghijabc\n  - empty: true\n", t);
+    expect_err(y, 4, 16, "is not a GTID tag");
+    snprintf(y, sizeof y, "%s  - gtid_next: 3e11fa47-71ca-11e1-9e33-c80aa9429562:5\n  - empty: true\n", t);
+    expect_err(y, 4, 16, "gtid_next must be AUTOMATIC or AUTOMATIC:<tag>");
+    snprintf(y, sizeof y, "%s  - empty: true\n  - gtid_next: AUTOMATIC:x\n", t);
+    expect_err(y, 5, 5, "a gtid_next switch must be followed by a transaction");
+    snprintf(y, sizeof y, "%s  - gtid_next: AUTOMATIC:x\n  - gtid_next: AUTOMATIC\n  - empty: true\n", t);
+    expect_err(y, 5, 5, "two gtid_next switches in a row");
+}
+END_TEST
+
 static cdch_sc_column parse_type(const char *text, const char *cs, const char *coll, cdch_arena *a)
 {
     cdch_sc_column col;
@@ -199,7 +247,9 @@ END_TEST
 START_TEST(test_defaults)
 {
     cdch_scenario *s = load("name: x\n");
-    ck_assert_str_eq(s->server.version, "8.0.36");
+    ck_assert_str_eq(s->server.version, "8.4.9"); /* CDCH_SC_DEFAULT_VERSION: the 8.4 LTS */
+    ck_assert_str_eq(s->server.version, CDCH_SC_DEFAULT_VERSION);
+    ck_assert(!s->server.native_password); /* 8.4: mysql_native_password not loaded by default */
     ck_assert_uint_eq(s->server.server_id, 1);
     ck_assert(s->server.gtid_mode);
     ck_assert_uint_eq(s->server.thread_id, 8);
@@ -1041,7 +1091,7 @@ START_TEST(test_errors_schema)
                "unknown key 'primry_key' in a column (did you mean 'primary_key'?)");
     expect_err("tables:\n  - name: s.t\n    columns:\n      - [a, int]\n", 4, 9, "a column must be a mapping");
     expect_err("tables:\n  - name: s.t\n    columns:\n      - {name: v, type: vector(3)}\n", 4, 25,
-               "vector columns need server.version 9.0 or later (this is 8.0.36)");
+               "vector columns need server.version 9.0 or later (this is 8.4.9)");
     expect_err("server: {version: 8.0.22}\ntables:\n  - name: s.t\n    columns:\n      - {name: id, type: int}\n"
                "      - {name: v, type: int, invisible: true}\n",
                6, 41, "invisible columns need server.version 8.0.23");
@@ -1560,6 +1610,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_errors_bulk);
     tcase_add_test(tc, test_readme_examples);
     tcase_add_test(tc, test_library_loads);
+    tcase_add_test(tc, test_native_password_and_gtid_next);
     suite_add_tcase(s, tc);
     TCase *ddl = tcase_create("ddl");
     tcase_add_test(ddl, test_ddl_create_table);

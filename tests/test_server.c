@@ -66,13 +66,13 @@ typedef struct served {
 
 static served g_sha2, g_native, g_shaped, g_raw;
 
-static void serve_start(served *s, const char *tag, const char *const *extra)
+static void serve_start_scenario(served *s, const char *tag, const char *scenario, const char *const *extra)
 {
     snprintf(s->log, sizeof s->log, "test_server-%s.log", tag); /* in the build directory, overwritten each run */
     int out[2];
     if (pipe(out) != 0)
         abort();
-    const char *argv[32] = {CDCH_BIN, "serve", SCENARIO, "--mode", "compressed", "--port", "0", "--log-queries"};
+    const char *argv[32] = {CDCH_BIN, "serve", scenario, "--mode", "compressed", "--port", "0", "--log-queries"};
     size_t n = 8;
     for (size_t i = 0; extra && extra[i]; i++)
         argv[n++] = extra[i];
@@ -101,6 +101,11 @@ static void serve_start(served *s, const char *tag, const char *const *extra)
     }
     s->pid = pid;
     s->port = (unsigned)atoi(colon + 1);
+}
+
+static void serve_start(served *s, const char *tag, const char *const *extra)
+{
+    serve_start_scenario(s, tag, SCENARIO, extra);
 }
 
 static int g_unclean_stop; /* a server that did not exit 0 on SIGTERM (set in the unchecked teardown) */
@@ -348,6 +353,107 @@ START_TEST(auth_switch_to_sha2)
     wait_log(&g_sha2, want);
     ck_scalar(m, "SELECT CURRENT_USER()", "cdch@%");
     mysql_close(m);
+}
+END_TEST
+
+/* The SQL surface and the password plugins of each server version (query.c h_version_gate,
+ * vars.c removed_in, auth.c srv_native_password_loaded): 8.4 answers the statements it removed with
+ * 1064 and has no default_authentication_plugin; its mysql_native_password is DISABLED unless the
+ * scenario turns it on, so a native account is a caching_sha2_password one; 9.x has no such plugin;
+ * 8.0.20 predates SHOW REPLICAS. */
+static void plugin_status(MYSQL *m, const char *want)
+{
+    ck_assert_int_eq(mysql_query(m, "SHOW PLUGINS"), 0);
+    MYSQL_RES *r = mysql_store_result(m);
+    const char *got = NULL;
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(r)))
+        if (strcmp(row[0], "mysql_native_password") == 0)
+            got = row[1];
+    if (!want)
+        ck_assert_msg(got == NULL, "mysql_native_password listed as %s", got ? got : "");
+    else
+        ck_assert_msg(got && strcmp(got, want) == 0, "mysql_native_password is %s, want %s", got ? got : "absent", want);
+    mysql_free_result(r);
+}
+
+START_TEST(server_versions_8_4_and_9)
+{
+    static const char *const native[] = {"--auth", "mysql_native_password", NULL};
+    served v84, v84n, v97, v8020;
+    serve_start_scenario(&v84, "v84", CDCH_SOURCE_DIR "/scenarios/crud-basic-8.4.yaml", native);
+    serve_start_scenario(&v84n, "v84n", CDCH_SOURCE_DIR "/scenarios/crud-basic-8.4-native.yaml", native);
+    serve_start_scenario(&v97, "v97", CDCH_SOURCE_DIR "/scenarios/crud-basic-9.7.yaml", native);
+    serve_start_scenario(&v8020, "v8020", CDCH_SOURCE_DIR "/scenarios/server-8.0.20.yaml", native);
+
+    /* 8.4 by default: asked for a native account, the server has a caching_sha2_password one */
+    wait_log(&v84, "mysql_native_password is not loaded on this 8.4.9 server");
+    MYSQL *m = connect_ok(&v84, &(copts){.plugin = "mysql_native_password"});
+    char want[128];
+    snprintf(want, sizeof want, "connection %lu: AuthSwitchRequest mysql_native_password -> caching_sha2_password",
+             mysql_thread_id(m));
+    wait_log(&v84, want);
+    ck_scalar(m, "SELECT @@version", "8.4.9");
+    expect_error(m, "SHOW MASTER STATUS", 1064, "near 'MASTER STATUS'");
+    expect_error(m, "SHOW SLAVE STATUS", 1064, "near 'SLAVE STATUS'");
+    expect_error(m, "SHOW SLAVE HOSTS", 1064, "near 'SLAVE HOSTS'");
+    expect_error(m, "SHOW MASTER LOGS", 1064, "near 'MASTER LOGS'");
+    expect_error(m, "RESET MASTER", 1064, "near 'MASTER'");
+    expect_error(m, "CHANGE MASTER TO MASTER_HOST='x'", 1064, "near 'MASTER TO");
+    expect_error(m, "SELECT @@default_authentication_plugin", 1193, "Unknown system variable");
+    expect_error(m, "SELECT @@binlog_transaction_dependency_tracking", 1193, "Unknown system variable");
+    unsigned n;
+    char *v = cell(m, "SHOW GLOBAL VARIABLES LIKE 'have_ssl'", 1, &n);
+    ck_assert_uint_eq(n, 0);
+    free(v);
+    v = cell(m, "SHOW BINARY LOG STATUS", 0, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_str_eq(v, "binlog.000001");
+    free(v);
+    v = cell(m, "SHOW BINARY LOGS", 2, &n);
+    ck_assert_uint_eq(n, 1);
+    free(v);
+    ck_assert_int_eq(mysql_query(m, "SHOW REPLICA STATUS"), 0);
+    mysql_free_result(mysql_store_result(m));
+    ck_assert_int_eq(mysql_query(m, "SHOW REPLICAS"), 0);
+    mysql_free_result(mysql_store_result(m));
+    plugin_status(m, "DISABLED");
+    mysql_close(m);
+
+    /* 8.4 started with --mysql-native-password=ON: a native account, no switch */
+    m = connect_ok(&v84n, &(copts){.plugin = "mysql_native_password"});
+    ck_assert(!log_has(&v84n, "AuthSwitchRequest"));
+    ck_assert(!log_has(&v84n, "is not loaded"));
+    plugin_status(m, "ACTIVE");
+    expect_error(m, "SHOW MASTER STATUS", 1064, "near 'MASTER STATUS'");
+    mysql_close(m);
+
+    /* 9.7: the plugin does not exist */
+    wait_log(&v97, "mysql_native_password is not loaded on this 9.7.0 server (removed in MySQL 9.0.0)");
+    m = connect_ok(&v97, &(copts){.plugin = "mysql_native_password"});
+    plugin_status(m, NULL);
+    expect_error(m, "SHOW SLAVE STATUS", 1064, "near 'SLAVE STATUS'");
+    mysql_close(m);
+
+    /* 8.0.20: every old statement answers, the REPLICA forms (8.0.22) do not; native loaded */
+    m = connect_ok(&v8020, &(copts){.plugin = "mysql_native_password"});
+    ck_assert(!log_has(&v8020, "AuthSwitchRequest"));
+    plugin_status(m, "ACTIVE");
+    ck_assert_int_eq(mysql_query(m, "SHOW MASTER STATUS"), 0);
+    mysql_free_result(mysql_store_result(m));
+    ck_assert_int_eq(mysql_query(m, "SHOW SLAVE STATUS"), 0);
+    mysql_free_result(mysql_store_result(m));
+    v = scalar(m, "SELECT @@default_authentication_plugin");
+    ck_assert_str_eq(v, "mysql_native_password");
+    free(v);
+    expect_error(m, "SHOW REPLICAS", 1064, "near 'REPLICAS'");
+    expect_error(m, "SHOW REPLICA STATUS", 1064, "near 'REPLICA STATUS'");
+    mysql_close(m);
+
+    serve_stop(&v84);
+    serve_stop(&v84n);
+    serve_stop(&v97);
+    serve_stop(&v8020);
 }
 END_TEST
 
@@ -1884,6 +1990,7 @@ static Suite *suite(void)
     tcase_add_test(tc, handshake_layout_like_mysql_8_0_33);
     tcase_add_test(tc, sha2_full_and_fast_paths);
     tcase_add_test(tc, auth_switch_to_sha2);
+    tcase_add_test(tc, server_versions_8_4_and_9);
     tcase_add_test(tc, native_with_and_without_tls);
     tcase_add_test(tc, wrong_password_and_user);
     tcase_add_test(tc, sha2_go_mysql_v1_8_0_scramble_with_nul);

@@ -16,6 +16,7 @@
 #include "reader.h"
 #include "scenario.h"
 #include "stream.h"
+#include "sys.h"
 #include "testutil.h"
 
 #define MAX_EVENTS 64
@@ -259,6 +260,126 @@ START_TEST(rotation_and_previous_gtids)
 END_TEST
 
 
+/* Tagged GTIDs (gtid_next: AUTOMATIC:tag, 8.3+): GTID_TAGGED events with their own GNO sequence per
+ * tag, transaction_length counting the variable-size event itself, the untagged GNOs going on,
+ * expected.jsonl carrying uuid:tag:gno, PREVIOUS_GTIDS after a rotation in the tagged set format,
+ * and cdch_stream_gtids_before; an 8.4 FORMAT_DESCRIPTION has 42 post-header lengths. */
+START_TEST(tagged_gtids)
+{
+    static const char yaml2[] =
+        "name: tg\n"
+        "server: {version: 8.4.9}\n"
+        "binlog: {max_binlog_size: 4096, compression: %s}\n"
+        "tables:\n"
+        "  - {name: d.t, columns: [{name: id, type: int, primary_key: true}, {name: v, type: text}]}\n"
+        "transactions:\n"
+        "  - insert: {table: d.t, rows: [{id: 1, v: a}]}\n"
+        "  - gtid_next: AUTOMATIC:job\n"
+        "  - insert: {table: d.t, rows: [{id: 2, v: b}]}\n"
+        "  - ddl: {db: d, sql: \"ALTER TABLE t COMMENT 'x'\"}\n"
+        "  - gtid_next: AUTOMATIC\n"
+        "  - insert: {table: d.t, rows: [{id: 3, v: c}]}\n"
+        "  - gtid_next: AUTOMATIC:job\n"
+        "  - insert: {table: d.t, rows: [{id: 4, v: %s}]}\n"
+        "  - insert: {table: d.t, rows: [{id: 5, v: %s}]}\n"
+        "  - insert: {table: d.t, rows: [{id: 6, v: %s}]}\n";
+    char pad[1600];
+    uint32_t rnd = 12345; /* letters that do not compress: the stream rotates in both modes */
+    for (size_t i = 0; i + 1 < sizeof pad; i++) {
+        rnd = rnd * 1103515245u + 12345u;
+        pad[i] = (char)('a' + (rnd >> 16) % 26);
+    }
+    pad[sizeof pad - 1] = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        char y[8192];
+        int n = snprintf(y, sizeof y, yaml2, mode ? "on" : "off", pad, pad, pad);
+        cdch_err err;
+        cdch_scenario *s = cdch_scenario_load_mem(y, (size_t)n, "tg.yaml", &err);
+        ck_assert_msg(s != NULL, "%s", err.msg);
+        char *out = tmpdir_path(mode ? "tg-c" : "tg-u");
+        rm_rf(out);
+        cdch_stream_stats st;
+        ck_assert_msg(cdch_stream_generate(s, mode ? CDCH_STREAM_COMPRESSED : CDCH_STREAM_UNCOMPRESSED, out, &st, &err) == 0,
+                      "%s", err.msg);
+        ck_assert_uint_ge(st.files, 2);
+        ck_assert_uint_le(st.files, 8);
+        /* every GTID in stream order: CREATE DATABASE, CREATE TABLE, 1 untagged row, job:1 row,
+         * job:2 DDL, untagged 4, job:3..5 */
+        static const char *const want[] = {"", "", "", "job", "job", "", "job", "job", "job"};
+        static const int64_t want_gno[] = {1, 2, 3, 1, 2, 4, 3, 4, 5};
+        size_t k = 0;
+        char *paths[8];
+        for (unsigned f = 1; f <= st.files; f++) {
+            paths[f - 1] = malloc(1100);
+            snprintf(paths[f - 1], 1100, "%s/binlog.%06u", out, f);
+            evlist l;
+            read_events(paths[f - 1], &l);
+            cdch_decoder *d = cdch_decoder_new();
+            cdch_arena a = CDCH_ARENA_INIT;
+            cdch_event ev;
+            ck_assert(cdch_decode_event(d, l.data[0], l.len[0], &a, &ev, &err) == 0);
+            ck_assert_uint_eq(ev.u.fde.n_post_header, 42);
+            ck_assert_uint_eq(ev.u.fde.post_header_len[CDCH_EV_GTID_TAGGED - 1], 0);
+            ck_assert_uint_eq(ev.u.fde.post_header_len[23 - 1], 0); /* WRITE_ROWS v1: gone in 8.4.0 */
+            ck_assert(cdch_decode_event(d, l.data[1], l.len[1], &a, &ev, &err) == 0);
+            ck_assert_uint_eq(ev.h.type, CDCH_EV_PREVIOUS_GTIDS);
+            if (f > 1) { /* the tagged set format, holding job:1-.. */
+                ck_assert(ev.u.prev_gtids.tagged_format);
+                ck_assert_uint_eq(ev.u.prev_gtids.n_sids, 2);
+            }
+            for (size_t i = 2; i < l.n; i++) {
+                uint8_t t = l.data[i][4];
+                if (t != CDCH_EV_GTID && t != CDCH_EV_GTID_TAGGED)
+                    continue;
+                ck_assert_msg(cdch_decode_event(d, l.data[i], l.len[i], &a, &ev, &err) == 0, "%s", err.msg);
+                ck_assert_uint_lt(k, 9);
+                ck_assert_uint_eq(t, want[k][0] ? CDCH_EV_GTID_TAGGED : CDCH_EV_GTID);
+                ck_assert_str_eq(ev.u.gtid.tag, want[k]);
+                ck_assert_int_eq(ev.u.gtid.gno, want_gno[k]);
+                /* transaction_length = this event + the rest of the transaction, up to the next GTID */
+                uint64_t len = l.len[i];
+                for (size_t j = i + 1; j < l.n && l.data[j][4] != CDCH_EV_GTID && l.data[j][4] != CDCH_EV_GTID_TAGGED &&
+                                       l.data[j][4] != CDCH_EV_ROTATE;
+                     j++)
+                    len += l.len[j];
+                ck_assert_uint_eq(ev.u.gtid.transaction_length, len);
+                k++;
+            }
+            cdch_arena_free(&a);
+            cdch_decoder_free(d);
+            free_events(&l);
+        }
+        ck_assert_uint_eq(k, 9);
+        /* expected.jsonl: the tagged form on the rows of tagged transactions */
+        char ep[1200];
+        snprintf(ep, sizeof ep, "%s/expected.jsonl", out);
+        size_t elen;
+        char *exp = cdch_read_file(ep, 1 << 20, &elen, &err);
+        ck_assert_msg(exp != NULL, "%s", err.msg);
+        ck_assert_ptr_nonnull(strstr(exp, "\"gtid\":\"3e11fa47-71ca-11e1-9e33-c80aa9429562:job:1\""));
+        ck_assert_ptr_nonnull(strstr(exp, "\"gtid\":\"3e11fa47-71ca-11e1-9e33-c80aa9429562:4\""));
+        ck_assert_ptr_nonnull(strstr(exp, "\"gtid\":\"3e11fa47-71ca-11e1-9e33-c80aa9429562:job:5\""));
+        free(exp);
+        /* the set executed before the last file's first event, and before the end of the first file */
+        char *set = NULL;
+        char last[32];
+        snprintf(last, sizeof last, "binlog.%06u", (unsigned)st.files);
+        ck_assert_msg(cdch_stream_gtids_before((const char *const *)paths, st.files, "binlog.000001", 4, &set, &err) == 0,
+                      "%s", err.msg);
+        ck_assert_str_eq(set, "");
+        free(set);
+        ck_assert_msg(cdch_stream_gtids_before((const char *const *)paths, st.files, last, 1u << 30, &set, &err) == 0,
+                      "%s", err.msg);
+        ck_assert_str_eq(set, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-4:job:1-5");
+        free(set);
+        for (unsigned f = 1; f <= st.files; f++)
+            free(paths[f - 1]);
+        rm_rf(out);
+        cdch_scenario_free(s);
+    }
+}
+END_TEST
+
 /* ---- attach (attach.h): the start point after the schema prefix ------------------------- */
 
 static const char attach_yaml[] =
@@ -347,8 +468,9 @@ static void check_attach(cdch_stream_mode m, bool gtid_mode)
     ck_assert_str_eq(a.file, "binlog.000001");
     ck_assert_uint_eq(a.pos, gtid6);
     /* the exact byte offset, as the writer lays the prefix out (the same in both modes: DDL is never
-     * compressed): FDE 4..126, PREVIOUS_GTIDS ..157, then five GTID/ANONYMOUS_GTID + QUERY(+QUERY) */
-    ck_assert_uint_eq(a.pos, 1453); /* ANONYMOUS_GTID has the GTID event's size */
+     * compressed): FDE 4..127 (8.4's: 42 post-header lengths), PREVIOUS_GTIDS ..158, then five
+     * GTID/ANONYMOUS_GTID + QUERY(+QUERY) */
+    ck_assert_uint_eq(a.pos, 1454); /* ANONYMOUS_GTID has the GTID event's size */
     if (gtid_mode) {
         ck_assert(a.gtids);
         ck_assert_str_eq(a.gtid_set, "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5");
@@ -475,6 +597,7 @@ static Suite *suite(void)
     tcase_add_test(tc, matches_mysql_8_0_40_time_row);
     tcase_add_test(tc, refuses_non_empty_output);
     tcase_add_test(tc, rotation_and_previous_gtids);
+    tcase_add_test(tc, tagged_gtids);
     tcase_add_test(tc, attach_point_after_schema_prefix);
     tcase_add_test(tc, attach_point_without_create_and_without_rows);
     tcase_add_test(tc, attach_point_across_rotation);

@@ -103,13 +103,17 @@ int cdch_fde_for_version(const char *version, uint8_t checksum_alg, cdch_fde *ou
     out->checksum_alg = checksum_alg;
     out->version_product = prod;
     memcpy(out->post_header_len, post_header_8027, sizeof post_header_8027);
+    /* 8.3.0 added GTID_TAGGED_LOG_EVENT (42): a 42nd entry, 0; 8.4.0 removed the v1 rows events
+     * (entries 23-25 become 0: "the code for V1 Rows events were removed in 8.4.0",
+     * libs/mysql/binlog/event/control_events.cpp server_event_header_length[], mysql-server trunk). */
     if (prod < 80027) {
         out->n_post_header = 40;
-    } else if (maj < 9) {
+    } else if (prod < 80300) {
         out->n_post_header = 41;
     } else {
         out->n_post_header = 42;
-        out->post_header_len[22] = out->post_header_len[23] = out->post_header_len[24] = 0; /* v1 rows gone */
+        if (prod >= 80400 || maj >= 9)
+            out->post_header_len[22] = out->post_header_len[23] = out->post_header_len[24] = 0; /* v1 rows gone */
         out->post_header_len[41] = 0;
     }
     out->post_header_len[CDCH_EV_FORMAT_DESCRIPTION - 1] = (uint8_t)(56 + 1 + out->n_post_header);

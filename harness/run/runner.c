@@ -564,19 +564,22 @@ static int set_start(stream *st, const cdch_scenario *s)
     }
     st->start_file = xstrdup(loc->file);
     st->start_pos = loc->end;
-    if (s->server.gtid_mode) {
-        char uuid[37];
-        cdch_uuid_format(s->server.uuid, uuid);
-        uint64_t gno = s->server.first_gno + t_end - 1; /* GNOs are given in stream order */
-        char want[64];
-        snprintf(want, sizeof want, "%s:%llu", uuid, (unsigned long long)gno);
-        if (!gtid_at || strcasecmp(gtid_at, want) != 0) {
-            st->error = xprintf("%s: start.skip_txns: transaction %llu has GTID %s, not %s; a start by GTID set needs "
-                                "GNOs in stream order",
-                                s->name, (unsigned long long)t_end, gtid_at ? gtid_at : "(none)", want);
+    if (s->server.gtid_mode) { /* every GTID before the start point, tagged ones (uuid:tag:N) included */
+        cdch_err gerr;
+        char *set = NULL;
+        if (cdch_stream_gtids_before((const char *const *)st->idx.paths, st->idx.nfiles, loc->file, loc->end, &set,
+                                     &gerr) != 0) {
+            st->error = xprintf("%s: start.skip_txns: cannot read the GTID set before %s:%llu: %s", s->name,
+                                loc->file, (unsigned long long)loc->end, gerr.msg);
             return -1;
         }
-        st->gtid_set = xprintf("%s:1-%llu", uuid, (unsigned long long)gno);
+        if (!gtid_at || !*set) {
+            st->error = xprintf("%s: start.skip_txns: transaction %llu has no GTID in a gtid_mode=on stream", s->name,
+                                (unsigned long long)t_end);
+            free(set);
+            return -1;
+        }
+        st->gtid_set = set;
     }
     start_after(st, t_end);
     return 0;

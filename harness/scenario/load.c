@@ -336,8 +336,9 @@ static int get_u32(sc_ctx *c, yaml_node_t *v, const char *what, uint32_t *out)
 
 static int load_server(sc_ctx *c, yaml_node_t *n)
 {
-    static const char *const keys[] = {"version",  "server_id",      "server_uuid", "gtid_mode",
-                                       "thread_id", "first_table_id", "first_gno",   NULL};
+    static const char *const keys[] = {"version",   "server_id",      "server_uuid", "gtid_mode",
+                                       "thread_id", "first_table_id", "first_gno",   "mysql_native_password",
+                                       NULL};
     cdch_sc_server *sv = &c->s->server;
     if (n && sc_check_map(c, n, "server", keys) < 0)
         return -1;
@@ -361,6 +362,20 @@ static int load_server(sc_ctx *c, yaml_node_t *n)
         return -1;
     if ((v = sc_get(c, n, "first_gno")) && sc_u64(c, v, "server.first_gno", 1, (1ULL << 62), &sv->first_gno) < 0)
         return -1;
+    /* mysql_native_password: loaded by default before 8.4.0; from 8.4.0 only with
+     * --mysql-native-password=ON (MySQL 8.4 manual, "What Is New in MySQL 8.4 since 8.0": "no longer
+     * enabled by default"); removed in 9.0.0 (MySQL 9.0 release notes: "The deprecated
+     * mysql_native_password authentication plugin has been removed"). */
+    sv->native_password = c->version < 80400;
+    if ((v = sc_get(c, n, "mysql_native_password"))) {
+        if (sc_bool(c, v, "server.mysql_native_password", &sv->native_password) < 0)
+            return -1;
+        if (sv->native_password && c->version >= 90000)
+            return sc_fail(c, v,
+                           "server.mysql_native_password: on needs a server before 9.0.0: MySQL 9.0 removed the "
+                           "plugin (this is %s); use 8.4.x with mysql_native_password: on",
+                           sv->version);
+    }
     return 0;
 }
 
@@ -744,7 +759,7 @@ static void set_defaults(cdch_scenario *s)
     static const uint8_t uuid[16] = {0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1,
                                      0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x62};
     s->description = "";
-    s->server.version = "8.0.36";
+    s->server.version = CDCH_SC_DEFAULT_VERSION;
     s->server.server_id = 1;
     memcpy(s->server.uuid, uuid, 16);
     s->server.gtid_mode = true;
@@ -841,9 +856,10 @@ static int load_capture_root(sc_ctx *c, yaml_node_t *root, yaml_node_t *cap)
     yaml_node_t *b = sc_get(c, root, "binlog");
     if (b && sc_check_map(c, b, "binlog (with capture:, only how the stream is served)", served) < 0)
         return -1;
-    if (load_binlog(c, b) < 0 || load_faults(c, sc_get(c, root, "faults")) < 0)
+    if (load_binlog(c, b) < 0 || load_faults(c, sc_get(c, root, "faults")) < 0 || sc_load_capture(c, cap) < 0)
         return -1;
-    return sc_load_capture(c, cap);
+    c->s->server.native_password = c->version < 80400; /* the captured server's default (load_server) */
+    return 0;
 }
 
 static int load_root(sc_ctx *c, yaml_node_t *root)
@@ -858,7 +874,7 @@ static int load_root(sc_ctx *c, yaml_node_t *root)
         return -1;
     if ((v = sc_get(c, root, "description")) && sc_str(c, v, "description", &s->description) < 0)
         return -1;
-    c->version = 80036;
+    c->version = CDCH_SC_DEFAULT_VERSION_PRODUCT;
     if ((v = sc_get(c, root, "capture")))
         return load_capture_root(c, root, v);
     if (load_server(c, sc_get(c, root, "server")) < 0 || load_binlog(c, sc_get(c, root, "binlog")) < 0 ||

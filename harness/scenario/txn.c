@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gtid.h"
 #include "scenario_internal.h"
 #include "xalloc.h"
 
@@ -501,7 +502,7 @@ static int load_stmt(sc_ctx *c, yaml_node_t *sn, cdch_sc_op op, cdch_sc_stmt *s)
 /* ---- items -------------------------------------------------------------------------- */
 
 static const char *const k_item_keys[] = {"insert", "update",      "delete", "transaction",
-                                          "ddl",    "empty",       "compression", "bulk", NULL};
+                                          "ddl",    "empty",       "compression", "bulk", "gtid_next", NULL};
 static const char *const k_stmt_keys[] = {"insert", "update", "delete", NULL};
 
 /* The single key of an item mapping; its index in words. */
@@ -651,6 +652,50 @@ static int load_bulk(sc_ctx *c, yaml_node_t *n, cdch_sc_bulk *b)
     return 0;
 }
 
+/* gtid_next: AUTOMATIC (untagged GTIDs) or AUTOMATIC:tag (MySQL 8.3+: SET gtid_next='AUTOMATIC:tag',
+ * the tagged GTIDs of WL#15294). A tag is 1..32 characters [a-z_][a-z0-9_]*, stored lower case as
+ * MySQL does (mysql::gtid::Tag). Needs gtid_mode on and a server 8.3.0 or newer. */
+static int load_gtid_next(sc_ctx *c, yaml_node_t *item, yaml_node_t *val, yaml_node_t *prev, const char **tag)
+{
+    const char *text;
+    if (prev)
+        return sc_fail(c, item, "two gtid_next switches in a row (the one at line %u has no transaction)",
+                       sc_mark(prev).line);
+    if (sc_str(c, val, "gtid_next", &text) < 0)
+        return -1;
+    if (!c->s->server.gtid_mode)
+        return sc_fail(c, val, "gtid_next needs server.gtid_mode: on (ANONYMOUS transactions carry no GTID)");
+    if (c->version < 80300)
+        return sc_fail(c, val, "gtid_next '%s': tagged GTIDs need server.version 8.3.0 or later (this is %s)", text,
+                       c->s->server.version);
+    if (strncasecmp(text, "AUTOMATIC", 9) != 0 || (text[9] && text[9] != ':'))
+        return sc_fail(c, val, "gtid_next must be AUTOMATIC or AUTOMATIC:<tag> (as SET gtid_next takes them), got '%s'",
+                       text);
+    if (!text[9]) {
+        *tag = "";
+        return 0;
+    }
+    const char *t = text + 10;
+    size_t len = strlen(t);
+    bool ok = len >= 1 && len <= CDCH_GTID_TAG_MAX;
+    char *low = cdch_arena_alloc(c->a, len + 1);
+    for (size_t i = 0; ok && i < len; i++) {
+        char ch = t[i];
+        if (ch >= 'A' && ch <= 'Z')
+            ch = (char)(ch + 32);
+        ok = ch == '_' || (ch >= 'a' && ch <= 'z') || (i > 0 && ch >= '0' && ch <= '9');
+        low[i] = ch;
+    }
+    if (!ok)
+        return sc_fail(c, val,
+                       "gtid_next tag '%s' is not a GTID tag: 1..32 characters, a letter or '_' then letters, digits "
+                       "or '_'",
+                       t);
+    low[len] = 0;
+    *tag = low;
+    return 0;
+}
+
 int sc_load_items(sc_ctx *c, yaml_node_t *list)
 {
     if (!sc_is_seq(list))
@@ -662,11 +707,19 @@ int sc_load_items(sc_ctx *c, yaml_node_t *list)
     s->items = cdch_arena_alloc(c->a, (n ? n : 1) * sizeof *s->items);
     cdch_sc_compress pending = CDCH_SC_COMPRESS_DEFAULT;
     yaml_node_t *pending_node = NULL;
+    const char *pending_tag = NULL;
+    yaml_node_t *tag_node = NULL;
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *item = sc_node(c, list->data.sequence.items.start[i]), *val;
         int w = -1;
         if (single_key(c, item, "a transactions item", k_item_keys, &w, &val) < 0)
             return -1;
+        if (w == 8) { /* gtid_next: AUTOMATIC | AUTOMATIC:tag */
+            if (load_gtid_next(c, item, val, tag_node, &pending_tag) < 0)
+                return -1;
+            tag_node = item;
+            continue;
+        }
         if (w == 6) { /* compression: on|off */
             static const char *const ws[] = {"on", "off", NULL};
             int onoff;
@@ -685,6 +738,9 @@ int sc_load_items(sc_ctx *c, yaml_node_t *list)
         }
         cdch_sc_item *it = &s->items[s->nitems];
         if (w == 7) {
+            if (tag_node)
+                return sc_fail(c, tag_node, "a gtid_next switch must be followed by a transaction, not a bulk "
+                                            "generator (bulk transactions keep the current GTID form)");
             it->kind = CDCH_SC_ITEM_BULK;
             if (load_bulk(c, val, &it->u.bulk) < 0)
                 return -1;
@@ -716,12 +772,17 @@ int sc_load_items(sc_ctx *c, yaml_node_t *list)
                 txn->kind = CDCH_SC_TXN_EMPTY;
             }
             txn->compress = pending;
+            txn->gtid_tag = pending_tag;
         }
         s->nitems++;
         pending = CDCH_SC_COMPRESS_DEFAULT;
         pending_node = NULL;
+        pending_tag = NULL;
+        tag_node = NULL;
     }
     if (pending_node)
         return sc_fail(c, pending_node, "a compression switch must be followed by a transaction");
+    if (tag_node)
+        return sc_fail(c, tag_node, "a gtid_next switch must be followed by a transaction");
     return 0;
 }

@@ -32,6 +32,11 @@
  *                          first connection after start takes the full path.
  *
  * A wrong user or password gets ER_ACCESS_DENIED_ERROR (1045, 28000).
+ *
+ * mysql_native_password exists only where the server version loads it
+ * (srv_native_password_loaded): asked for on a default 8.4 or any 9.x
+ * server, the account is a caching_sha2_password one (server.c), and a
+ * client that speaks only the old plugin fails as it does against MySQL.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +46,7 @@
 #include <openssl/rand.h>
 
 #include "cursor.h"
+#include "event.h"
 #include "server_internal.h"
 
 #define SCRAMBLE_LEN 20
@@ -57,6 +63,22 @@ static uint32_t server_caps(const struct cdch_server *srv)
     if (!srv->ssl_ctx)
         caps &= ~(uint32_t)CLIENT_SSL;
     return caps;
+}
+
+/* mysql_native_password by version: "Beginning with MySQL 8.4.0, the deprecated
+ * mysql_native_password authentication plugin is no longer enabled by default. To enable it, start
+ * the server with --mysql-native-password=ON" (MySQL 8.4 manual, section 1.4 "What Is New in MySQL
+ * 8.4 since MySQL 8.0"); "The deprecated mysql_native_password authentication plugin has been
+ * removed" (Changes in MySQL 9.0.0, https://dev.mysql.com/doc/relnotes/mysql/9.0/en/news-9-0-0.html).
+ * The scenario loader sets server.native_password from the version (and refuses it ON on 9.x). */
+bool srv_native_password_loaded(const struct cdch_server *srv)
+{
+    uint32_t v = cdch_version_product(srv->version);
+    if (v >= 90000)
+        return false;
+    if (v < 80400)
+        return true;
+    return srv->s->server.native_password;
 }
 
 static const char *plugin_name(cdch_auth_plugin p)

@@ -688,6 +688,39 @@ static int h_binlog_status(srv_conn *c, qstmt *q, srv_result *res)
     return 0;
 }
 
+/* Statements a version does not have yet, or no longer: the ER_PARSE_ERROR MySQL's grammar gives,
+ * near the word after the first one ("You have an error in your SQL syntax; ... near 'SLAVE STATUS'
+ * at line 1"); on the versions that have them the handler declines and the next pattern answers.
+ *
+ * Removed in 8.4.0: START SLAVE, STOP SLAVE, SHOW SLAVE STATUS, SHOW SLAVE HOSTS, RESET SLAVE,
+ * CHANGE MASTER TO, RESET MASTER, SHOW MASTER STATUS (its own handler), PURGE MASTER LOGS,
+ * SHOW MASTER LOGS ("Changes in MySQL 8.4.0", https://dev.mysql.com/doc/relnotes/mysql/8.4/en/news-8-4-0.html,
+ * "SQL statements removed", with their replacements START/STOP REPLICA, SHOW REPLICA STATUS,
+ * SHOW REPLICAS, RESET REPLICA, CHANGE REPLICATION SOURCE TO, RESET BINARY LOGS AND GTIDS,
+ * SHOW BINARY LOG STATUS, PURGE BINARY LOGS, SHOW BINARY LOGS).
+ * Added in 8.0.22: SHOW REPLICA STATUS, SHOW REPLICAS, START/STOP REPLICA ("Changes in MySQL
+ * 8.0.22": the REPLICA aliases of WL#14171). */
+static int h_version_gate(srv_conn *c, qstmt *q, srv_result *res)
+{
+    uint32_t v = version_product(c);
+    const char *near = q->sql;
+    while (*near && *near != ' ' && *near != '\t' && *near != '\n' && *near != '\r')
+        near++;
+    while (*near == ' ' || *near == '\t' || *near == '\n' || *near == '\r')
+        near++;
+    bool slave_word = strncasecmp(near, "SLAVE", 5) == 0 || strncasecmp(near, "MASTER", 6) == 0;
+    if (slave_word ? v < 80400 : v >= 80022)
+        return 1; /* this version has it */
+    parse_error(res, q->sql, near);
+    if (slave_word)
+        snprintf(res->msg + strlen(res->msg), sizeof res->msg - strlen(res->msg),
+                 " (removed in MySQL 8.4.0; this server is %s)", c->srv->version);
+    else
+        snprintf(res->msg + strlen(res->msg), sizeof res->msg - strlen(res->msg),
+                 " (added in MySQL 8.0.22; this server is %s)", c->srv->version);
+    return 0;
+}
+
 static int h_binary_logs(srv_conn *c, qstmt *q, srv_result *res)
 {
     (void)q;
@@ -1114,15 +1147,22 @@ static int h_show_plugins(srv_conn *c, qstmt *q, srv_result *res)
     const char *names[] = {"Name", "Status", "Type", "Library", "License"};
     for (size_t i = 0; i < 5; i++)
         srv_rs_col(rs, names[i], CDCH_T_VAR_STRING);
+    /* mysql_native_password: ACTIVE before 8.4.0; DISABLED on 8.4 unless the server runs with
+     * --mysql-native-password=ON (scenario server.mysql_native_password); gone from 9.0.0 (see
+     * srv_native_password_loaded). */
+    const char *native = srv_native_password_loaded(c->srv) ? "ACTIVE" : "DISABLED";
     static const char *const rows[][5] = {
         {"binlog", "ACTIVE", "STORAGE ENGINE", NULL, "GPL"},
-        {"mysql_native_password", "ACTIVE", "AUTHENTICATION", NULL, "GPL"},
+        {"mysql_native_password", NULL, "AUTHENTICATION", NULL, "GPL"},
         {"caching_sha2_password", "ACTIVE", "AUTHENTICATION", NULL, "GPL"},
         {"InnoDB", "ACTIVE", "STORAGE ENGINE", NULL, "GPL"},
     };
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 4; i++) {
+        if (i == 1 && version_product(c) >= 90000)
+            continue;
         for (size_t j = 0; j < 5; j++)
-            srv_rs_str(rs, rows[i][j]);
+            srv_rs_str(rs, i == 1 && j == 1 ? native : rows[i][j]);
+    }
     return 0;
 }
 
@@ -1353,6 +1393,11 @@ typedef struct qpattern {
 static const qpattern k_patterns[] = {
     {"^SELECT\\s", h_select, true},
     {"^SHOW\\s+((GLOBAL|SESSION|LOCAL)\\s+)?(VARIABLES|STATUS)(\\s.*)?$", h_show_vars, true},
+    /* version gates first (h_version_gate declines where the version has the statement) */
+    {"^SHOW\\s+(SLAVE\\s+(STATUS|HOSTS)|MASTER\\s+LOGS|REPLICA\\s+STATUS|REPLICAS)(\\s.*)?$", h_version_gate, false},
+    {"^((START|STOP|RESET)\\s+SLAVE|CHANGE\\s+MASTER|RESET\\s+MASTER|PURGE\\s+MASTER)(\\s.*)?$", h_version_gate,
+     false},
+    {"^(START|STOP)\\s+REPLICA(\\s.*)?$", h_version_gate, false},
     {"^SHOW\\s+MASTER\\s+STATUS$", h_master_status, false},
     {"^SHOW\\s+BINARY\\s+LOG\\s+STATUS$", h_binlog_status, false},
     {"^SHOW\\s+(BINARY|MASTER)\\s+LOGS$", h_binary_logs, false},

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cursor.h"
+#include "event.h"
 #include "query_internal.h"
 #include "server_internal.h"
 #include "xalloc.h"
@@ -534,6 +535,21 @@ cdch_server *cdch_server_new(const cdch_scenario *s, const char *stream_dir, con
     if (!f->stall_at) f->stall_at = sf->stall_at;
     f->once = f->once || sf->once;
     srv->version = srv->opts.version_string;
+    /* An account cannot use a plugin the server has not loaded: on a default 8.4 server (and on any
+     * 9.x) a replication account is a caching_sha2_password one whatever the consumer would like,
+     * so a client that speaks only mysql_native_password fails to log in, as against real MySQL. */
+    if (srv->opts.auth == CDCH_AUTH_NATIVE && !srv_native_password_loaded(srv)) {
+        srv->opts.auth = CDCH_AUTH_CACHING_SHA2;
+        srv->native_refused = true;
+        if (srv->opts.log_queries)
+            fprintf(stderr,
+                    "cdcharness serve: mysql_native_password is not loaded on this %s server (%s): the account "
+                    "uses caching_sha2_password\n",
+                    srv->version,
+                    cdch_version_product(srv->version) >= 90000 ? "removed in MySQL 9.0.0"
+                                                                : "8.4's default; scenario server.mysql_native_password: on "
+                                                                  "enables it, as --mysql-native-password=ON does");
+    }
     srv->stream_dir = dup_or(stream_dir, ".");
     srv->next_conn_id = 7; /* first connection id 8, as on a freshly started MySQL */
     srv->start_time = (int64_t)time(NULL);

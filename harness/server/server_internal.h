@@ -149,6 +149,8 @@ struct cdch_server {
     char *stream_dir;
     cdch_server_opts opts;     /* string members point at copies the server owns; defaults filled in */
     const char *version;       /* version string announced (opts.version_string or the scenario's) */
+    bool native_refused;       /* opts.auth asked for mysql_native_password, which this version has not
+                                * loaded: the account uses caching_sha2_password (server.c) */
     srv_catalog *cat;
     void *ssl_ctx;             /* SSL_CTX * (tls.c) */
     void *rsa_key;             /* EVP_PKEY * for caching_sha2 RSA password exchange (tls.c) */
@@ -344,6 +346,10 @@ int srv_binlog_dump_gtid(srv_conn *c, const uint8_t *p, size_t n); /* COM_BINLOG
 /* Handshake, optional TLS, authentication; ends with OK (0) or after an
  * ERR / a dropped connection (-1). */
 int srv_auth(srv_conn *c);
+/* Whether the mysql_native_password plugin is loaded: ON before 8.4.0, OFF by default on 8.4.x
+ * (scenario server.mysql_native_password turns it on, as --mysql-native-password=ON), absent from
+ * 9.0.0 on (auth.c). */
+bool srv_native_password_loaded(const struct cdch_server *srv);
 
 /* ---- tls.c ---- */
 int srv_tls_init(struct cdch_server *srv, cdch_err *err); /* SSL_CTX + RSA key pair */

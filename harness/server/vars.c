@@ -4,8 +4,9 @@
  * server_id/uuid, GTID mode and sets, binlog checksum, row image/metadata,
  * compression, ...) come from the scenario and the stream catalogue; the
  * rest are MySQL 8.0 defaults with the settings a CDC source needs
- * (binlog_format=ROW, log_bin=ON, time zone UTC). Session values a client
- * SETs are kept in its srv_conn.
+ * (binlog_format=ROW, log_bin=ON, time zone UTC). A variable a version no
+ * longer has (removed_in: 8.4.0's removals) is unknown there, as on MySQL.
+ * Session values a client SETs are kept in its srv_conn.
  *
  * To answer a new variable: add a line to k_vars (static value) or a case
  * to dyn_value (computed).
@@ -16,6 +17,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "event.h"
 #include "gtid.h"
 #include "mysql_types.h"
 #include "query_internal.h"
@@ -27,8 +29,17 @@ typedef struct sysvar {
     const char *name;
     vt type;
     int scope;
-    const char *value; /* NULL: computed in dyn_value */
+    const char *value;   /* NULL: computed in dyn_value */
+    uint32_t removed_in; /* version product from which the server has no such variable (0: never):
+                          * SELECT @@name answers 1193, SHOW VARIABLES omits it */
 } sysvar;
+
+/* Removed in 8.4.0 ("Option and Variable Changes for MySQL 8.4",
+ * https://dev.mysql.com/doc/mysqld-version-reference/en/optvar-changes-8-4.html: "Removed in version
+ * 8.4.0" for binlog_transaction_dependency_tracking, default_authentication_plugin, have_openssl,
+ * have_ssl; MySQL 8.4 manual section 1.5 "Server and Status Variables and Options Added,
+ * Deprecated, or Removed in MySQL 8.4 since 8.0"). */
+#define GONE_84 80400
 
 #define SQL_MODE_DEFAULT                                                                                       \
     "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"          \
@@ -59,7 +70,7 @@ static const sysvar k_vars[] = {
     {"binlog_transaction_compression", VT_BOOL, SC_BOTH, NULL},
     {"binlog_transaction_compression_level_zstd", VT_INT, SC_BOTH, NULL},
     {"binlog_transaction_dependency_history_size", VT_INT, SC_GLOBAL, "25000"},
-    {"binlog_transaction_dependency_tracking", VT_STR, SC_GLOBAL, "COMMIT_ORDER"},
+    {"binlog_transaction_dependency_tracking", VT_STR, SC_GLOBAL, "COMMIT_ORDER", GONE_84},
     {"character_set_client", VT_STR, SC_BOTH, "utf8mb4"},
     {"character_set_connection", VT_STR, SC_BOTH, "utf8mb4"},
     {"character_set_database", VT_STR, SC_BOTH, "utf8mb4"},
@@ -74,7 +85,7 @@ static const sysvar k_vars[] = {
     {"completion_type", VT_STR, SC_BOTH, "NO_CHAIN"},
     {"connect_timeout", VT_INT, SC_GLOBAL, "10"},
     {"datadir", VT_STR, SC_GLOBAL, "/var/lib/mysql/"},
-    {"default_authentication_plugin", VT_STR, SC_GLOBAL, NULL},
+    {"default_authentication_plugin", VT_STR, SC_GLOBAL, NULL, GONE_84},
     {"default_collation_for_utf8mb4", VT_STR, SC_BOTH, "utf8mb4_0900_ai_ci"},
     {"default_password_lifetime", VT_INT, SC_GLOBAL, "0"},
     {"default_storage_engine", VT_STR, SC_BOTH, "InnoDB"},
@@ -94,9 +105,9 @@ static const sysvar k_vars[] = {
     {"gtid_purged", VT_STR, SC_GLOBAL, NULL},
     {"have_compress", VT_STR, SC_GLOBAL, "YES"},
     {"have_dynamic_loading", VT_STR, SC_GLOBAL, "YES"},
-    {"have_openssl", VT_STR, SC_GLOBAL, "YES"},
+    {"have_openssl", VT_STR, SC_GLOBAL, "YES", GONE_84},
     {"have_query_cache", VT_STR, SC_GLOBAL, "NO"},
-    {"have_ssl", VT_STR, SC_GLOBAL, "YES"},
+    {"have_ssl", VT_STR, SC_GLOBAL, "YES", GONE_84},
     {"hostname", VT_STR, SC_GLOBAL, "cdcharness"},
     {"information_schema_stats_expiry", VT_INT, SC_BOTH, "86400"},
     {"init_connect", VT_STR, SC_GLOBAL, ""},
@@ -182,12 +193,18 @@ static const char *alias_of(const char *name)
     return name;
 }
 
-static const sysvar *find_var(const char *name)
+static bool var_exists(const struct cdch_server *srv, const sysvar *v)
+{
+    return !v->removed_in || cdch_version_product(srv->version) < v->removed_in;
+}
+
+/* The variable `name` of this server's version, or NULL. */
+static const sysvar *find_var(const struct cdch_server *srv, const char *name)
 {
     name = alias_of(name);
     for (size_t i = 0; i < N_VARS; i++)
         if (strcasecmp(k_vars[i].name, name) == 0)
-            return &k_vars[i];
+            return var_exists(srv, &k_vars[i]) ? &k_vars[i] : NULL;
     return NULL;
 }
 
@@ -292,7 +309,7 @@ const char *srv_sysvar(srv_conn *c, const char *name, bool global, bool for_show
                        uint8_t *type, bool *is_null)
 {
     *is_null = false;
-    const sysvar *v = find_var(name);
+    const sysvar *v = find_var(c->srv, name);
     if (!v)
         return NULL;
     *type = v->type == VT_STR ? CDCH_T_VAR_STRING : CDCH_T_LONGLONG;
@@ -324,7 +341,7 @@ const char *srv_sysvar(srv_conn *c, const char *name, bool global, bool for_show
 
 int srv_sysvar_set(srv_conn *c, const char *name, const char *value, bool is_null, bool global, sql_ctx *cx)
 {
-    const sysvar *v = find_var(name);
+    const sysvar *v = find_var(c->srv, name);
     const char *canon = v ? v->name : name;
     if (!v && srv_utf8_chars(name, strlen(name)) > SRV_NAME_CHARS) /* no server has such a variable */
         return sql_fail(cx, 1193, "HY000", "Unknown system variable '%.64s'", name);
@@ -372,7 +389,7 @@ void srv_sysvars_rs(srv_conn *c, bool global, srv_rs *rs)
     qsort(sorted, N_VARS, sizeof sorted[0], cmp_var);
     for (size_t i = 0; i < N_VARS; i++) {
         const sysvar *v = sorted[i];
-        if (global && !(v->scope & SC_GLOBAL))
+        if ((global && !(v->scope & SC_GLOBAL)) || !var_exists(c->srv, v))
             continue;
         uint8_t type;
         bool is_null;

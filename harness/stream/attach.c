@@ -169,3 +169,63 @@ void cdch_stream_attach_free(cdch_stream_attach *a)
     free(a->gtid_set);
     a->gtid_set = NULL;
 }
+
+/* cdch_stream_gtids_before: the first file's PREVIOUS_GTIDS plus the GTID of
+ * every GTID / GTID_TAGGED event that starts before file:pos. */
+int cdch_stream_gtids_before(const char *const *paths, size_t n, const char *file, uint64_t pos, char **out,
+                             cdch_err *err)
+{
+    *out = NULL;
+    cdch_decoder *dec = cdch_decoder_new();
+    cdch_arena arena = {0};
+    cdch_gtid_set set;
+    memset(&set, 0, sizeof set);
+    int rc = 0;
+    bool done = false;
+    for (size_t i = 0; i < n && rc == 0 && !done; i++) {
+        int at = strcmp(base_name(paths[i]), file); /* files sort in stream order (basename.NNNNNN) */
+        if (at > 0)
+            break;
+        cdch_reader *rd = cdch_reader_open(paths[i], 0, err);
+        if (!rd) {
+            rc = -1;
+            break;
+        }
+        cdch_raw_event ev;
+        int r;
+        while ((r = cdch_reader_next(rd, &ev, err)) == 1) {
+            if (at == 0 && ev.offset >= pos) {
+                done = true;
+                break;
+            }
+            bool want = ev.type == CDCH_EV_FORMAT_DESCRIPTION || (i == 0 && ev.type == CDCH_EV_PREVIOUS_GTIDS) ||
+                        ev.type == CDCH_EV_GTID || ev.type == CDCH_EV_GTID_TAGGED;
+            if (!want)
+                continue;
+            cdch_event e;
+            if (cdch_decode_event(dec, ev.data, ev.len, &arena, &e, err) != 0) {
+                r = -1;
+                break;
+            }
+            if (ev.type == CDCH_EV_PREVIOUS_GTIDS)
+                set = e.u.prev_gtids;
+            else if (ev.type != CDCH_EV_FORMAT_DESCRIPTION)
+                cdch_gtid_set_add(&set, &arena, e.u.gtid.sid, e.u.gtid.tag, e.u.gtid.gno);
+        }
+        if (r < 0) {
+            if (err->msg[0] && !strstr(err->msg, paths[i]))
+                cdch_err_wrap(err, "%s", paths[i]);
+            rc = -1;
+        }
+        cdch_reader_free(rd);
+    }
+    if (rc == 0) {
+        cdch_buf b = CDCH_BUF_INIT;
+        cdch_gtid_set_to_text(&set, &b);
+        *out = cdch_xstrdup(cdch_buf_cstr(&b));
+        cdch_buf_free(&b);
+    }
+    cdch_decoder_free(dec);
+    cdch_arena_free(&arena);
+    return rc;
+}

@@ -144,6 +144,35 @@ static int rotate(sw_writer *w, uint32_t ts, cdch_err *err)
 /* ---- transactions -------------------------------------------------------------- */
 
 /* Size of the GTID event that announces a transaction of `rest` bytes. */
+/* Size of a GTID_TAGGED event whose transaction_length counts itself: its
+ * serialized fields are variable-length, so encode until the size settles. */
+static int tagged_event_size(sw_writer *w, cdch_event *g, size_t rest, size_t *out, cdch_err *err)
+{
+    cdch_encode_opts o = {w->s->binlog.checksum, false, 3, false};
+    size_t size = 0;
+    *out = 0;
+    cdch_buf b = CDCH_BUF_INIT;
+    int rc = -1;
+    bool failed = false;
+    for (int i = 0; i < 8 && rc < 0 && !failed; i++) {
+        g->u.gtid.transaction_length = size + rest;
+        cdch_buf_reset(&b);
+        if (cdch_encode_event(g, &o, true, &b, err) != 0) {
+            failed = true;
+            break;
+        }
+        if (b.len == size) {
+            *out = size;
+            rc = 0;
+        }
+        size = b.len;
+    }
+    cdch_buf_free(&b);
+    if (rc != 0 && !failed)
+        cdch_err_set(err, "GTID_TAGGED event size does not settle (internal error in harness/stream/stream.c)");
+    return rc;
+}
+
 static size_t gtid_event_size(const sw_writer *w, size_t rest)
 {
     size_t base = CDCH_HEADER_LEN + 42 + 7 + 4 + (w->s->binlog.checksum ? CDCH_CHECKSUM_LEN : 0);
@@ -188,19 +217,30 @@ static int write_txn(sw_writer *w, const sw_txn_info *ti, bool compress, cdch_er
     /* GTID / ANONYMOUS_GTID */
     w->seq++;
     cdch_event g;
-    ev_init(&g, w, w->s->server.gtid_mode ? CDCH_EV_GTID : CDCH_EV_ANONYMOUS_GTID, ti->ts, 0);
+    bool tagged = w->s->server.gtid_mode && ti->tag && ti->tag[0];
+    ev_init(&g, w, tagged ? CDCH_EV_GTID_TAGGED : w->s->server.gtid_mode ? CDCH_EV_GTID : CDCH_EV_ANONYMOUS_GTID,
+            ti->ts, 0);
     g.u.gtid.gtid_flags = ti->may_have_sbr ? 1 : 0;
     if (w->s->server.gtid_mode) {
         memcpy(g.u.gtid.sid, w->s->server.uuid, 16);
         g.u.gtid.gno = (int64_t)ti->gno;
+        if (tagged)
+            snprintf(g.u.gtid.tag, sizeof g.u.gtid.tag, "%s", ti->tag);
     }
     g.u.gtid.lt_type = 2;
     g.u.gtid.last_committed = w->last_committed;
     g.u.gtid.sequence_number = w->seq;
     g.u.gtid.immediate_commit_ts = g.u.gtid.original_commit_ts = ti->commit_us;
-    g.u.gtid.transaction_length = gtid_event_size(w, rest) + rest;
     g.u.gtid.immediate_server_version = g.u.gtid.original_server_version = w->fde.version_product;
     g.u.gtid.classic_parts = 4;
+    if (tagged) {
+        size_t gsize;
+        if (tagged_event_size(w, &g, rest, &gsize, err) != 0)
+            return -1;
+        g.u.gtid.transaction_length = gsize + rest;
+    } else {
+        g.u.gtid.transaction_length = gtid_event_size(w, rest) + rest;
+    }
     w->last_committed = w->seq; /* serial commits: the next depends on this one */
     if (emit_event(w, &g, err) != 0)
         return -1;
@@ -243,7 +283,7 @@ static int finish_txn(sw_writer *w, const sw_txn_info *ti, bool compress, cdch_e
         return -1;
     w->stats.transactions++;
     if (w->s->server.gtid_mode)
-        cdch_gtid_set_add(&w->executed, &w->arena, w->s->server.uuid, "", (int64_t)ti->gno);
+        cdch_gtid_set_add(&w->executed, &w->arena, w->s->server.uuid, ti->tag ? ti->tag : "", (int64_t)ti->gno);
     /* expected events of this transaction, now that its end is known */
     if (sw_expected_flush(w, ti, compress, err) != 0)
         return -1;
@@ -257,7 +297,26 @@ static void txn_info_next(sw_writer *w, sw_txn_info *ti)
     memset(ti, 0, sizeof *ti);
     w->txn_no++;
     ti->txn_no = w->txn_no;
-    ti->gno = w->s->server.gtid_mode ? w->s->server.first_gno + w->txn_no - 1 : 0;
+    ti->tag = w->tag_now ? w->tag_now : "";
+    if (!w->s->server.gtid_mode) {
+        ti->gno = 0;
+    } else if (!ti->tag[0]) {
+        ti->gno = w->s->server.first_gno + w->n_untagged++;
+    } else { /* uuid:tag has its own GNO sequence, from 1 */
+        size_t i = 0;
+        while (i < w->n_tag_gnos && strcmp(w->tag_gnos[i].tag, ti->tag) != 0)
+            i++;
+        if (i == w->n_tag_gnos) {
+            struct sw_tag_gno *n = cdch_arena_alloc(&w->arena, (w->n_tag_gnos + 1) * sizeof *n);
+            if (w->n_tag_gnos)
+                memcpy(n, w->tag_gnos, w->n_tag_gnos * sizeof *n);
+            n[i].tag = ti->tag;
+            n[i].last = 0;
+            w->tag_gnos = n;
+            w->n_tag_gnos++;
+        }
+        ti->gno = ++w->tag_gnos[i].last;
+    }
     /* deterministic clock: 10 transactions per second from start_time */
     uint64_t us = w->s->binlog.start_time * 1000000ull + (w->txn_no - 1) * 100000ull;
     ti->commit_us = us;
@@ -278,6 +337,8 @@ static int do_ddl(sw_writer *w, const char *db, const char *sql, cdch_err *err)
 
 static int do_txn(sw_writer *w, const cdch_sc_txn *t, cdch_err *err)
 {
+    if (t->gtid_tag)
+        w->tag_now = t->gtid_tag;
     if (t->compress == CDCH_SC_COMPRESS_ON)
         w->compress_now = true;
     else if (t->compress == CDCH_SC_COMPRESS_OFF)

@@ -13,6 +13,7 @@ typedef struct sw_txn_info {
     uint32_t ts;         /* event timestamp */
     uint64_t commit_us;  /* commit timestamp, microseconds */
     bool may_have_sbr;   /* DDL: GTID flag FLAG_MAY_HAVE_SBR */
+    const char *tag;     /* GTID tag ("" untagged): a GTID_TAGGED event, uuid:tag:gno */
     size_t n_events;     /* events in the transaction cache */
 } sw_txn_info;
 
@@ -41,6 +42,13 @@ typedef struct sw_writer {
     uint64_t txn_no, xid;
     int64_t seq, last_committed;
     bool compress_now;          /* FLIP mode state */
+    const char *tag_now;        /* gtid_next='AUTOMATIC[:tag]' state: "" untagged */
+    uint64_t n_untagged;        /* untagged GTIDs given so far (GNO first_gno + n) */
+    struct sw_tag_gno {
+        const char *tag;
+        uint64_t last;          /* last GNO given to uuid:tag (GNOs of a tag count from 1) */
+    } *tag_gnos;
+    size_t n_tag_gnos;
     cdch_stream_stats stats;
 } sw_writer;
 

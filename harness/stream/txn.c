@@ -277,11 +277,14 @@ static void exp_queue(sw_writer *w, const cdch_sc_table *t, cdch_sc_op op, const
 int sw_expected_flush(sw_writer *w, const sw_txn_info *ti, bool compressed, cdch_err *err)
 {
     char tail[512];
-    char gtid[80] = "null";
+    char gtid[128] = "null";
     if (w->s->server.gtid_mode) {
         char uuid[37];
         cdch_uuid_format(w->s->server.uuid, uuid);
-        snprintf(gtid, sizeof gtid, "\"%s:%llu\"", uuid, (unsigned long long)ti->gno);
+        if (ti->tag && ti->tag[0]) /* tagged: uuid:tag:gno, as MySQL prints it */
+            snprintf(gtid, sizeof gtid, "\"%s:%s:%llu\"", uuid, ti->tag, (unsigned long long)ti->gno);
+        else
+            snprintf(gtid, sizeof gtid, "\"%s:%llu\"", uuid, (unsigned long long)ti->gno);
     }
     int n = snprintf(tail, sizeof tail, ",\"gtid\":%s,\"pos\":{\"file\":\"%s\",\"pos\":%llu},\"txn\":%llu,\"compressed\":%s}\n",
                      gtid, w->file_name, (unsigned long long)w->pos, (unsigned long long)ti->txn_no,

@@ -125,6 +125,10 @@ typedef struct cdch_sc_txn {
     const char *ddl_db;      /* DDL: current database ("" for none) */
     const char *ddl_sql;     /* DDL: statement text */
     cdch_sc_compress compress; /* a mid-stream flip that starts at this transaction */
+    const char *gtid_tag;    /* a `gtid_next:` switch just before this transaction (8.3+):
+                              * NULL = none; "" = SET gtid_next='AUTOMATIC' (untagged GTIDs);
+                              * "tag" = 'AUTOMATIC:tag' (this and the following transactions get
+                              * uuid:tag:N, N counted per tag from 1) */
     cdch_sc_mark mark;
 } cdch_sc_txn;
 
@@ -181,14 +185,22 @@ typedef enum cdch_compression_mode {
     CDCH_COMPRESSION_FLIP,     /* one stream; transactions carry ON/OFF flips */
 } cdch_compression_mode;
 
+/* The server a scenario without server.version describes: the current 8.4 LTS release
+ * (https://dev.mysql.com/doc/relnotes/mysql/8.4/en/news-8-4-9.html, released 2026-04-21
+ * with 9.7.0, the first 9.x LTS, when 8.0 reached its end of life). */
+#define CDCH_SC_DEFAULT_VERSION "8.4.9"
+#define CDCH_SC_DEFAULT_VERSION_PRODUCT 80409
+
 typedef struct cdch_sc_server {
-    const char *version;     /* "8.0.36" (8.0.20 ... 9.x) */
+    const char *version;     /* "8.4.9" (8.0.20 ... 9.x; default CDCH_SC_DEFAULT_VERSION) */
     uint32_t server_id;      /* default 1 */
     uint8_t uuid[16];        /* server_uuid */
     bool gtid_mode;          /* ON: GTID events; OFF: ANONYMOUS_GTID */
     uint32_t thread_id;      /* session thread id written in QUERY events (default 8) */
     uint64_t first_table_id; /* table id of the first table (default 90) */
     uint64_t first_gno;      /* GNO of the first transaction (default 1) */
+    bool native_password;    /* the mysql_native_password plugin is loaded (--mysql-native-password):
+                              * default ON before 8.4.0, OFF on 8.4.x, absent (never ON) from 9.0.0 */
 } cdch_sc_server;
 
 typedef struct cdch_sc_binlog {

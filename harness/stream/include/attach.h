@@ -11,6 +11,8 @@
  * after that first row (ddl-between-compressed's mid-stream ALTERs) is not
  * part of it and stays in what the consumer reads.
  *
+ * Also the GTID set executed at any point of a stream (cdch_stream_gtids_before).
+ *
  * Owns: the cdch_stream_attach's gtid_set text (free with
  * cdch_stream_attach_free); the paths stay the caller's.
  */
@@ -39,5 +41,12 @@ typedef struct cdch_stream_attach {
  * row (there is nothing to attach before). */
 int cdch_stream_attach_point(const char *const *paths, size_t n, cdch_stream_attach *out, cdch_err *err);
 void cdch_stream_attach_free(cdch_stream_attach *a); /* accepts a zeroed one */
+
+/* gtid_executed (text, malloc'd into *out) of the stream paths[0..n) at file:pos (file a base
+ * name of one of them): the first file's PREVIOUS_GTIDS plus the GTID of every transaction that
+ * starts before that point, tagged ones (uuid:tag:N) included: the set a consumer started there by
+ * GTID sends (start: {skip_txns: N}). Fails (err names the file) on a malformed file. */
+int cdch_stream_gtids_before(const char *const *paths, size_t n, const char *file, uint64_t pos, char **out,
+                             cdch_err *err);
 
 #endif

@@ -227,7 +227,15 @@ public final class Main {
                 // applied here with the user's options (which win).
                 config.apply(client);
                 if (gtidSet != null) {
-                    client.setGtidSet(gtidSet);
+                    try {
+                        client.setGtidSet(gtidSet);
+                    } catch (RuntimeException ex) {
+                        // the client rejects the start GTID set (e.g. a tagged set, uuid:tag:N, before
+                        // the client parses tags: NumberFormatException in GtidSet's constructor): the
+                        // connector cannot start, as its user's would not
+                        Out.error("setGtidSet(\"" + gtidSet + "\"): " + ex);
+                        return 1;
+                    }
                 } else {
                     client.setBinlogFilename(harness.get("binlogFilename"));
                     client.setBinlogPosition(Long.parseLong(harness.get("binlogPosition")));
@@ -323,7 +331,9 @@ public final class Main {
             return;   // UNKNOWN (type 40 in zendesk 0.23.3 .. 0.25.x) and other skipped events
         }
         String cls = data.getClass().getSimpleName();
-        if (cls.equals("GtidEventData")) {
+        if (cls.equals("GtidEventData") || cls.equals("GtidTaggedEventData")) {
+            // GtidTaggedEventData: MySQL 8.3+ GTID_TAGGED_LOG_EVENT (type 42), io.debezium 0.41.0+;
+            // its getMySqlGtid() prints uuid:tag:gno
             gtid = gtidOf(data);
             return;
         }
