@@ -53,6 +53,11 @@ enum {
     CLI_O_QUIET,
     CLI_O_START,
     CLI_O_CONSUMER_CONFIG,
+    CLI_O_CONSUMER_CMD,
+    CLI_O_CONSUMER_NAME,
+    CLI_O_ORACLE,
+    CLI_O_IGNORE,
+    CLI_O_NORMALIZE,
     CLI_O_EXTRA
 };
 
@@ -61,7 +66,11 @@ enum {
         {"report-dir", required_argument, NULL, CLI_O_REPORT_DIR},                                                  \
         {"consumers-dir", required_argument, NULL, CLI_O_CONSUMERS_DIR}, {"quiet", no_argument, NULL, CLI_O_QUIET}, \
         {"jobs", required_argument, NULL, 'j'}, {"start", required_argument, NULL, CLI_O_START},                   \
-        {"consumer-config", required_argument, NULL, CLI_O_CONSUMER_CONFIG}, {"help", no_argument, NULL, 'h'}
+        {"consumer-config", required_argument, NULL, CLI_O_CONSUMER_CONFIG},                                      \
+        {"consumer-cmd", required_argument, NULL, CLI_O_CONSUMER_CMD},                                            \
+        {"consumer-name", required_argument, NULL, CLI_O_CONSUMER_NAME},                                          \
+        {"oracle", required_argument, NULL, CLI_O_ORACLE}, {"ignore", required_argument, NULL, CLI_O_IGNORE},     \
+        {"normalize", required_argument, NULL, CLI_O_NORMALIZE}, {"help", no_argument, NULL, 'h'}
 
 #define CLI_MAX_CONSUMER_DIRS 32
 
@@ -81,7 +90,35 @@ typedef struct cli_cell_opts {
     int start;                /* --start: a cdch_start_mode (runner.h); 0 = auto */
     const char *configs[64];  /* --consumer-config SPEC=FILE, in order */
     size_t nconfigs;
+    const char *cmds[64];     /* --consumer-cmd COMMAND, in order */
+    const char *cmd_names[64];/* the --consumer-name given before each (NULL: derived, command.h) */
+    size_t ncmds;
+    const char *next_name;    /* a --consumer-name waiting for its --consumer-cmd */
+    int oracle;               /* --oracle: a cdch_oracle_kind (oracle.h); 0 = canonical */
+    const char *ignore[32], *normalize[32]; /* --ignore / --normalize REGEX */
+    size_t nignore, nnormalize;
 } cli_cell_opts;
+
+/* The lines of `run` and `matrix` --help for programs and the differential oracle. */
+#define CLI_ORACLE_HELP                                                                                  \
+    "  --consumer-cmd 'COMMAND ...'  run any program as a consumer (no adapter): /bin/sh -c\n"          \
+    "                     COMMAND in this directory, with an adapter's environment (CDCH_HOST,\n"     \
+    "                     CDCH_PORT, CDCH_USER, CDCH_PASSWORD, CDCH_SERVER_ID, CDCH_START_FILE,\n"    \
+    "                     CDCH_START_POS, CDCH_GTID_SET, CDCH_DATABASES: consumers/README.md);\n"    \
+    "                     each stdout line is a row, stderr its log. Judged against itself:\n"      \
+    "                     its rows on the compressed and flip streams must equal its rows on\n"     \
+    "                     the uncompressed stream; the uncompressed cell passes with as many\n"     \
+    "                     rows as the scenario's expected rows (repeatable)\n"                      \
+    "  --consumer-name N  the name of the next --consumer-cmd in reports (default: its\n"            \
+    "                     program's file name without extension)\n"                                  \
+    "  --oracle O         how adapters are judged: canonical (default: expected.jsonl by\n"          \
+    "                     column type), differential (against the consumer's own rows on the\n"    \
+    "                     uncompressed stream, \"pos\" ignored) or both (canonical verdict,\n"       \
+    "                     differential beside it, which decides compression-regression)\n"         \
+    "  --ignore REGEX     stdout lines matching REGEX (POSIX extended) are not rows\n"             \
+    "                     (repeatable)\n"                                                             \
+    "  --normalize REGEX  remove every match of REGEX from each row before comparing\n"              \
+    "                     (positions, timestamps; repeatable, applied in order)\n"
 
 /* The --consumer-config lines of `run` and `matrix` --help. */
 #define CLI_CONFIG_HELP                                                                                  \
@@ -100,6 +137,14 @@ const char *cli_config_for(const cli_cell_opts *o, const char *spec);
 /* Every --consumer-config SPEC must name a family of specs[0..n) (or one of
  * them): false with a message printed otherwise. */
 bool cli_configs_used(const cli_cell_opts *o, const char *const *specs, size_t n);
+
+struct cdch_run;
+struct cdch_oracle_filter;
+/* The compiled --ignore / --normalize (NULL, message printed, when a regex is
+ * bad; *ok false then). None given: NULL with *ok true. */
+struct cdch_oracle_filter *cli_oracle_filter(const cli_cell_opts *o, bool *ok);
+/* Add every --consumer-cmd to run r; false (message printed) on an error. */
+bool cli_add_commands(const cli_cell_opts *o, struct cdch_run *r);
 
 /* The --start lines of `run` and `matrix` --help. */
 #define CLI_START_HELP                                                                                   \

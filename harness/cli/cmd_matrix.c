@@ -29,6 +29,8 @@ static void matrix_usage(FILE *f)
             "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
             "                         [--list | --setup-only] [--timeout S] [--consumers-dir DIR]\n"
             "                         [--quiet] [--start auto|attach|empty]\n"
+            "                         [--consumer-cmd 'COMMAND ...' [--consumer-name N]] [--oracle O]\n"
+            "                         [--ignore REGEX] [--normalize REGEX]\n"
             "\n"
             "Run a compatibility matrix: every consumer@version x scenario x mode the matrix\n"
             "file names (format in harness/run/matrix.h; without one, the bundled default\n"
@@ -59,6 +61,7 @@ static void matrix_usage(FILE *f)
             "  --consumers-dir D  where consumer families live (default: the matrix's\n"
             "                     consumers_dirs, else ./consumers or the source tree's)\n"
             CLI_START_HELP
+            CLI_ORACLE_HELP
             CLI_CONFIG_HELP
             "  --quiet            no progress display\n"
             "\n"
@@ -249,7 +252,9 @@ static void flip_judge(cdch_run *r, flipcon *f)
             continue;
         }
         cdch_verdict base = u ? u->verdict : CDCH_VERDICT_PASS;
-        if (cdch_verdict_worse(c->verdict, base)) {
+        /* judged by the differential oracle (harness/run/oracle.h): against its own uncompressed rows already */
+        bool worse = c->oracle_judged ? c->compression_regression : cdch_verdict_worse(c->verdict, base);
+        if (worse) {
             f->state = 1;
             f->worse++;
             cdch_buf_printf(&f->evidence, "  - %s: %s %s, uncompressed %s — %s\n", c->scenario, c->mode,
@@ -347,6 +352,7 @@ typedef struct matrix_args {
     unsigned shard_k, shard_n; /* 0/0: no --shard */
     const char *path;          /* the matrix file */
     char default_path[4096];   /* the bundled default matrix, when none is given */
+    cdch_oracle_filter *filter; /* --ignore / --normalize, compiled (freed after the run) */
 } matrix_args;
 
 /* Parse argv into a; returns -1 to go on, else the exit status (--help, or
@@ -479,9 +485,22 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
     if (m->grace > 0)
         ro.grace_s = m->grace;
     ro.idle_after_stream_s = m->idle_after_stream; /* 0 = auto */
+    ro.oracle = (cdch_oracle_kind)a->co.oracle;
+    bool fok;
+    a->filter = cli_oracle_filter(&a->co, &fok);
+    if (!fok)
+        return -1;
+    ro.filter = a->filter;
     cdch_run *r = *out = cdch_run_new(&ro);
     st->run = r;
     cdch_err err;
+    if (!cli_add_commands(&a->co, r))
+        return -1;
+    for (size_t i = 0; i < m->ncommands; i++)
+        if (cdch_run_add_command(r, m->command_names[i], m->commands[i], m->dir, m->command_files[i], &err) != 0) {
+            fprintf(stderr, "cdcharness matrix: %s: %s\n", m->path, err.msg);
+            return -1;
+        }
     if (cdch_run_set_mode(r, a->pre_flip ? "both" : m->modes, &err) != 0) {
         fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
         return -1;
@@ -655,6 +674,8 @@ static int matrix_execute(matrix_args *a, const cdch_matrix *m, const cdch_expec
     rc = matrix_gate(r, a, unmet, gate, rc);
 out:
     cdch_run_free(r);
+    cdch_oracle_filter_free(a->filter);
+    a->filter = NULL;
     return rc;
 }
 

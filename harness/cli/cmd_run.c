@@ -24,6 +24,8 @@ static void run_usage(FILE *f)
             "                      [--expect VERDICT|manifest | --expect-file FILE | --baseline REPORT.json]\n"
             "                      [--timeout S] [--report-dir DIR] [-j N] [--consumers-dir DIR]\n"
             "                      [--start auto|attach|empty]\n"
+            "                      [--consumer-cmd 'COMMAND ...' [--consumer-name N]] [--oracle O]\n"
+            "                      [--ignore REGEX] [--normalize REGEX]\n"
             "\n"
             "Run each consumer version (consumers/<family>/manifest.yaml) against the streams\n"
             "of each scenario, diff what it emits against the expected change events, and\n"
@@ -64,6 +66,7 @@ static void run_usage(FILE *f)
             "                     row every consumer sees; harness/run/watermark.h): cells then\n"
             "                     stop only on idleness, and the stream is the scenario's alone\n"
             CLI_START_HELP
+            CLI_ORACLE_HELP
             "  --quiet            no progress lines on stderr\n"
             "\n"
             "Setup of each version runs once into $CDCH_CACHE (default ~/.cache/cdcharness).\n"
@@ -184,8 +187,10 @@ static int run_parse(int argc, char **argv, run_args *a)
         a->scenarios[a->ns++] = argv[i];
     if (a->co.bad)
         return CDCH_EXIT_USAGE;
-    if (!a->nc || !a->ns) {
-        fprintf(stderr, "cdcharness run: %s\n\n", !a->nc ? "give at least one --consumer FAMILY[@VERSION]"
+    if ((!a->nc && !a->co.ncmds) || !a->ns) {
+        fprintf(stderr, "cdcharness run: %s\n\n", !a->nc && !a->co.ncmds
+                                                         ? "give at least one --consumer FAMILY[@VERSION] "
+                                                           "or --consumer-cmd 'COMMAND ...'"
                                                          : "give at least one --scenario PATH");
         run_usage(stderr);
         return CDCH_EXIT_USAGE;
@@ -200,6 +205,7 @@ static int run_parse(int argc, char **argv, run_args *a)
     a->ro.progress = a->co.quiet ? NULL : stderr;
     a->ro.report_dir = a->co.report_dir;
     a->ro.start = (cdch_start_mode)a->co.start;
+    a->ro.oracle = (cdch_oracle_kind)a->co.oracle;
     return -1;
 }
 
@@ -252,6 +258,11 @@ static void run_consumer_dirs(run_args *a, char **envdirs)
 static int run_execute(run_args *a, cdch_expect *ex)
 {
     cdch_err err;
+    bool fok;
+    cdch_oracle_filter *filter = cli_oracle_filter(&a->co, &fok);
+    if (!fok)
+        return CDCH_EXIT_USAGE;
+    a->ro.filter = filter;
     cdch_run *r = cdch_run_new(&a->ro);
     int rc = CDCH_EXIT_OK;
     if (cdch_run_set_mode(r, a->mode, &err) != 0) {
@@ -269,6 +280,10 @@ static int run_execute(run_args *a, cdch_expect *ex)
             rc = CDCH_EXIT_USAGE;
             goto out;
         }
+    }
+    if (!cli_add_commands(&a->co, r)) {
+        rc = CDCH_EXIT_USAGE;
+        goto out;
     }
     for (size_t i = 0; i < a->ns; i++) {
         if (add_scenarios(r, a->scenarios[i]) != 0) {
@@ -295,6 +310,7 @@ static int run_execute(run_args *a, cdch_expect *ex)
         rc = CDCH_EXIT_BAD_INPUT;
 out:
     cdch_run_free(r);
+    cdch_oracle_filter_free(filter);
     return rc;
 }
 

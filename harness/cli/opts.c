@@ -83,9 +83,66 @@ int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
         o->start = ok ? (int)m : 0;
         break;
     }
+    case CLI_O_CONSUMER_NAME: o->next_name = arg; break;
+    case CLI_O_CONSUMER_CMD:
+        if (o->ncmds < sizeof o->cmds / sizeof o->cmds[0]) {
+            o->cmd_names[o->ncmds] = o->next_name;
+            o->cmds[o->ncmds++] = arg;
+        }
+        o->next_name = NULL;
+        break;
+    case CLI_O_ORACLE: {
+        cdch_oracle_kind k;
+        if (cdch_oracle_kind_parse(arg, &k) != 0) {
+            fprintf(stderr, "cdcharness %s: --oracle wants canonical, differential or both, not '%s'\n", o->cmd, arg);
+            o->bad = true;
+            ok = false;
+        }
+        o->oracle = ok ? (int)k : 0;
+        break;
+    }
+    case CLI_O_IGNORE:
+        if (o->nignore < sizeof o->ignore / sizeof o->ignore[0])
+            o->ignore[o->nignore++] = arg;
+        break;
+    case CLI_O_NORMALIZE:
+        if (o->nnormalize < sizeof o->normalize / sizeof o->normalize[0])
+            o->normalize[o->nnormalize++] = arg;
+        break;
     default: return -1;
     }
     return ok ? 1 : 0;
+}
+
+cdch_oracle_filter *cli_oracle_filter(const cli_cell_opts *o, bool *ok)
+{
+    *ok = true;
+    if (!o->nignore && !o->nnormalize)
+        return NULL;
+    cdch_err err;
+    cdch_oracle_filter *f = cdch_oracle_filter_new(o->ignore, o->nignore, o->normalize, o->nnormalize, &err);
+    if (!f) {
+        fprintf(stderr, "cdcharness %s: %s\n", o->cmd, err.msg);
+        *ok = false;
+    }
+    return f;
+}
+
+bool cli_add_commands(const cli_cell_opts *o, cdch_run *r)
+{
+    if (o->next_name) {
+        fprintf(stderr, "cdcharness %s: --consumer-name %s names no --consumer-cmd (give it before the command)\n",
+                o->cmd, o->next_name);
+        return false;
+    }
+    for (size_t i = 0; i < o->ncmds; i++) {
+        cdch_err err;
+        if (cdch_run_add_command(r, o->cmd_names[i], o->cmds[i], NULL, false, &err) != 0) {
+            fprintf(stderr, "cdcharness %s: %s\n", o->cmd, err.msg);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* Whether the SPEC of --consumer-config "SPEC=FILE" is spec, or spec's family. */

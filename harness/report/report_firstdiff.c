@@ -306,7 +306,8 @@ char **rep_firstdiff_collect(cdch_run *r)
     size_t nstreams = 0;
     for (size_t i = 0; i < n; i++) {
         const cdch_cell *c = cdch_run_cell(r, i);
-        if (!c->diff || c->verdict == CDCH_VERDICT_PASS || c->verdict == CDCH_VERDICT_HARNESS_ERROR)
+        if (!c->diff || c->verdict == CDCH_VERDICT_PASS || c->verdict == CDCH_VERDICT_HARNESS_ERROR ||
+            c->oracle == CDCH_ORACLE_DIFFERENTIAL) /* against its own plain run: report.json "oracle" */
             continue;
         pick(&cells[i], c->diff);
         if (!cells[i].kind)

@@ -203,6 +203,24 @@ static void consumer_json(FILE *f, const cdch_cell *c)
         KV_STR(f, "config", c->config);
     if (c->config_line) /* a JSON object the harness parsed when the adapter printed it */
         fprintf(f, ",\"config_effective\":%s", c->config_line);
+    if (c->command)
+        fputs(",\"command\":true", f);
+}
+
+/* "oracle": the differential judgement (oracle.h): its verdict, classes,
+ * summary and the first differing rows of the plain run and this one. */
+static void oracle_json(FILE *f, const cdch_cell *c)
+{
+    if (!c->oracle_judged)
+        return;
+    fputs(",\"oracle\":{\"kind\":", f);
+    rep_json_str(f, cdch_oracle_kind_name(c->oracle));
+    KV_STR(f, "verdict", cdch_verdict_name(c->oracle_verdict));
+    char cls[300];
+    cdch_verdict_classes_str(c->oracle_classes, cls, sizeof cls);
+    KV_STR(f, "classes", cls);
+    KV_STR(f, "summary", c->oracle_summary ? c->oracle_summary : "");
+    fprintf(f, ",\"first_rows\":%s}", c->oracle_side ? c->oracle_side : "null");
 }
 
 /* "prediction": for a version the manifest does not pin (predict.h): the
@@ -262,6 +280,7 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         KV_STR(f, "classes", cls);
         cause_json(f, r, c, &unexplained);
         prediction_json(f, c);
+        oracle_json(f, c);
         KV_STR(f, "summary", c->summary);
         fputs(",\"warnings\":[", f);
         lines_json(f, c->warnings, REPORT_WARNINGS_MAX, "warning");

@@ -236,7 +236,7 @@ static int parse_consumers(mctx *c, yaml_node_t *n)
         return fail(c, n, "'consumers' must be a list of FAMILY[@VERSION] or {consumer: SPEC, config: FILE}", NULL);
     for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
         yaml_node_t *e = node(c, *it);
-        const char *spec = scalar(e), *config = NULL;
+        const char *spec = scalar(e), *config = NULL, *command = NULL, *cname = NULL, *csource = NULL;
         if (!spec && e && e->type == YAML_MAPPING_NODE) {
             for (yaml_node_pair_t *p = e->data.mapping.pairs.start; p < e->data.mapping.pairs.top; p++) {
                 yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
@@ -245,13 +245,30 @@ static int parse_consumers(mctx *c, yaml_node_t *n)
                     spec = v;
                 else if (k && strcmp(k, "config") == 0 && v && *v)
                     config = v;
+                else if (k && strcmp(k, "command") == 0 && v && *v)
+                    command = v;
+                else if (k && strcmp(k, "name") == 0 && v && *v)
+                    cname = v;
+                else if (k && strcmp(k, "source") == 0 && v && (strcmp(v, "server") == 0 || strcmp(v, "files") == 0))
+                    csource = v;
                 else
                     return fail(c, kn, "a 'consumers' entry is FAMILY[@VERSION] or {consumer: SPEC, config: FILE}; "
                                        "bad key '%s'", k ? k : "?");
             }
         }
-        if (!spec || !*spec)
-            return fail(c, e, "a 'consumers' entry is FAMILY[@VERSION] or {consumer: SPEC, config: FILE}", NULL);
+        if (command && !spec) { /* any program (command.h) */
+            m->commands = xrealloc(m->commands, (m->ncommands + 1) * sizeof *m->commands);
+            m->command_names = xrealloc(m->command_names, (m->ncommands + 1) * sizeof *m->command_names);
+            m->command_files = xrealloc(m->command_files, (m->ncommands + 1) * sizeof *m->command_files);
+            m->commands[m->ncommands] = xstrdup(command);
+            m->command_names[m->ncommands] = cname ? xstrdup(cname) : NULL;
+            m->command_files[m->ncommands] = csource && strcmp(csource, "files") == 0;
+            m->ncommands++;
+            continue;
+        }
+        if (!spec || !*spec || command || cname || csource)
+            return fail(c, e, "a 'consumers' entry is FAMILY[@VERSION], {consumer: SPEC, config: FILE} or "
+                              "{command: 'PROGRAM ARGS', name: NAME, source: server|files}", NULL);
         m->consumers = xrealloc(m->consumers, (m->nconsumers + 1) * sizeof *m->consumers);
         m->consumer_configs = xrealloc(m->consumer_configs, (m->nconsumers + 1) * sizeof *m->consumer_configs);
         m->consumers[m->nconsumers] = consumer_spec(c, spec);
@@ -403,8 +420,8 @@ static int load_root(mctx *c, yaml_node_t *root)
             return -1;
     if (!m->name)
         return fail(c, root, "missing 'name' (it names the matrix in reports and merged shards)", NULL);
-    if (!m->nconsumers)
-        return fail(c, root, "missing 'consumers' (FAMILY or FAMILY@VERSION entries)", NULL);
+    if (!m->nconsumers && !m->ncommands)
+        return fail(c, root, "missing 'consumers' (FAMILY, FAMILY@VERSION or {command: ...} entries)", NULL);
     if (!scen)
         return fail(c, root, "missing 'scenarios' (files, folders or globs)", NULL);
     if (load_scenarios(c, scen) != 0 || check_quick(c, root) != 0)
@@ -459,6 +476,13 @@ void cdch_matrix_free(cdch_matrix *m)
     for (size_t i = 0; i < m->nconsumers; i++)
         free(m->consumer_configs ? m->consumer_configs[i] : NULL);
     free(m->consumer_configs);
+    for (size_t i = 0; i < m->ncommands; i++) {
+        free(m->commands[i]);
+        free(m->command_names[i]);
+    }
+    free(m->commands);
+    free(m->command_names);
+    free(m->command_files);
     free_strs(m->consumers, m->nconsumers);
     free_strs(m->scenarios, m->nscenarios);
     free(m->modes);

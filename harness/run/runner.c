@@ -17,6 +17,8 @@
 #include "waits.h"
 #include "admit.h"
 #include "attach.h"
+#include "command.h"
+#include "oracle_cell.h"
 #include "events.h"
 #include "gtid.h"
 #include "jsonstr.h"
@@ -73,6 +75,7 @@ typedef struct consumer {
     char *setup_error;
     enum { SETUP_PENDING, SETUP_RUNNING, SETUP_DONE } setup; /* under run->mu */
     bool used;        /* a cell of this run (shard) needs it */
+    bool command;     /* a program, not an adapter (command.h): m is its own, nothing to set up */
 } consumer;
 
 typedef struct scen {
@@ -131,6 +134,7 @@ struct cdch_run {
     pthread_cond_t keys_made; /* a stream's expected keys were made (under mu) */
     size_t done;
     bool *taken;            /* per cell: a worker has it (under mu) */
+    bool *finished;         /* per cell: run and judged (under mu; differential cells wait for their plain twin) */
     double *estimate;       /* per cell: expected seconds (longest first) */
     bool *heavy;            /* per cell: CPU-heavy (admit.h) */
     cdch_admit admit;       /* heavy cells and setups running (under mu) */
@@ -193,9 +197,13 @@ void cdch_run_free(cdch_run *r)
         free(c->config_line);
         free(c->predict_in_range);
         cdch_diff_free(c->diff);
+        free(c->oracle_summary);
+        free(c->oracle_side);
+        cdch_oracle_lines_free(c->rows);
     }
     free(r->cells);
     free(r->taken);
+    free(r->finished);
     free(r->estimate);
     free(r->heavy);
     for (size_t i = 0; i < r->nstreams; i++) {
@@ -331,6 +339,31 @@ int cdch_run_add_consumer_config(cdch_run *r, const char *spec, const char *conf
     return 0;
 }
 
+int cdch_run_add_command(cdch_run *r, const char *name, const char *command, const char *cwd, bool files,
+                         cdch_err *err)
+{
+    char defname[80];
+    if (!name) {
+        cdch_command_default_name(command ? command : "", defname, sizeof defname);
+        name = defname;
+    }
+    for (size_t i = 0; i < r->nmanifests; i++)
+        if (strcmp(r->manifests[i]->family, name) == 0)
+            return cdch_err_set(err, "command consumer '%s': the name is taken by another consumer of this run; "
+                                     "give it another (`name:` in a matrix file)", name);
+    cdch_manifest *m = cdch_command_manifest(name, command, cwd, files, err);
+    if (!m)
+        return -1;
+    r->manifests = xrealloc(r->manifests, (r->nmanifests + 1) * sizeof *r->manifests);
+    r->manifests[r->nmanifests++] = m;
+    add_consumer(r, m, &m->versions[0], NULL, NULL);
+    consumer *c = &r->consumers[r->nconsumers - 1];
+    c->command = true;
+    c->setup = SETUP_DONE; /* nothing to install: the user's program runs as it is */
+    snprintf(c->cache, sizeof c->cache, "%s", m->dir);
+    return 0;
+}
+
 int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err)
 {
     cdch_scenario *s = cdch_scenario_load(path, err);
@@ -422,7 +455,7 @@ const cdch_manifest_version *cdch_run_cell_version(const cdch_run *r, const cdch
 
 /* ---- planning ---------------------------------------------------------------------- */
 
-static size_t scenario_modes(const cdch_run *r, const cdch_scenario *s, const char *modes[2])
+static size_t scenario_modes(const cdch_run *r, const cdch_scenario *s, const char *modes[3])
 {
     if (strcmp(r->mode, "both") != 0) {
         modes[0] = strcmp(r->mode, "compressed") == 0 ? "compressed"
@@ -482,8 +515,17 @@ static void plan_all(cdch_run *r)
 {
     for (size_t c = 0; c < r->nconsumers; c++) {
         for (size_t s = 0; s < r->nscens; s++) {
-            const char *modes[2];
+            const char *modes[3];
             size_t nm = scenario_modes(r, r->scens[s].s, modes);
+            /* the differential oracle judges a compressed or flip cell against the consumer's own
+             * uncompressed run of the scenario (oracle.h): that cell is planned too */
+            if ((r->consumers[c].command || r->o.oracle != CDCH_ORACLE_CANONICAL) &&
+                strcmp(modes[0], "uncompressed") != 0 && (nm < 2 || strcmp(modes[1], "uncompressed") != 0)) {
+                for (size_t k = nm; k > 0; k--)
+                    modes[k] = modes[k - 1];
+                modes[0] = "uncompressed";
+                nm++;
+            }
             for (size_t m = 0; m < nm; m++) {
                 r->cells = xrealloc(r->cells, (r->ncells + 1) * sizeof *r->cells);
                 cdch_cell *cell = &r->cells[r->ncells];
@@ -503,6 +545,8 @@ static void plan_all(cdch_run *r)
                 cell->exit_status = -1;
                 cell->cpu_seconds = -1;
                 cell->attach = cell_attaches(r, &r->consumers[c], r->scens[s].s);
+                cell->command = r->consumers[c].command;
+                cell->oracle = cell->command ? CDCH_ORACLE_DIFFERENTIAL : r->o.oracle;
                 cell->verdict = CDCH_VERDICT_HARNESS_ERROR;
                 cell->expected = CDCH_VERDICT_PASS;
                 if (r->o.keep && !r->o.keep(r->o.keep_ud, cell))
@@ -952,6 +996,10 @@ typedef struct cellio {
     const char *cell_id; /* NULL: one-shot */
     bool stopped, ended;
     int ended_status;
+    /* the differential oracle (oracle.h): the rows, NULL when the cell is judged canonically only */
+    cdch_oracle_lines *rows;
+    const cdch_oracle_filter *filter;
+    bool command;        /* every stdout line is a row (command.h), none is parsed as an event */
 } cellio;
 
 /* A session adapter's {"kind":"stopped"|"ended","cell":ID[,"status":N]}:
@@ -992,8 +1040,17 @@ static void on_line(void *ud, const char *line, size_t len)
     if (io->first_line == 0)
         io->first_line = now_s();
     io->last_activity = now_s();
+    if (io->command) { /* not an adapter: its lines are rows, spooled to observed.jsonl as printed */
+        cdch_changes_add_line(io->obs, line, len, false, NULL); /* kept in observed.jsonl, not judged */
+        cdch_oracle_lines_add(io->rows, io->filter, line, len, false);
+        if (io->wm_db && !io->watermark_at && cdch_oracle_line_is_watermark(line, len))
+            io->watermark_at = io->last_activity;
+        return;
+    }
     size_t before = io->obs->n;
     cdch_changes_add_line(io->obs, line, len, false, NULL);
+    if (io->rows && io->obs->n > before)
+        cdch_oracle_lines_add(io->rows, io->filter, line, len, true);
     if (io->wm_db && io->obs->n > before && !io->watermark_at) {
         const cdch_change *c = &io->obs->items[io->obs->n - 1];
         if (c->table && c->db && strcmp(c->table, CDCH_WATERMARK_TABLE) == 0 && strcmp(c->db, io->wm_db) == 0)
@@ -1281,8 +1338,11 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
 {
     snprintf(c->cell_id, sizeof c->cell_id, "%zu", c->ci);
     c->in_session = cdch_manifest_session(c->con->m, c->con->v);
-    cellio io = {c->obs, c->t0, false, 0, c->sc->wm_db, 0, c->in_session ? c->cell_id : NULL, false, false, 0};
+    cellio io = {c->obs, c->t0, false, 0, c->sc->wm_db, 0, c->in_session ? c->cell_id : NULL, false, false, 0,
+                 NULL, c->r->o.filter, c->con->command};
     c->io = io;
+    if (c->cell->oracle != CDCH_ORACLE_CANONICAL)
+        c->io.rows = c->cell->rows = cdch_oracle_lines_new(); /* the cell's: its other modes compare with them */
     if (c->in_session) {
         c->p = session_begin(c->r, ws, c->cell->consumer_idx, c->argv, c->errlog, c->env, c->ne, c->cell_id, err);
         if (c->p)
@@ -1299,6 +1359,9 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
     }
 }
 
+/* Rows the consumer emitted so far: change events, or a command's row lines. */
+static size_t rows_seen(const cellrun *c) { return c->io.command ? c->io.rows->n : c->obs->n; }
+
 /* Pump the adapter's output until it exits, ends its cell (session mode),
  * a stop condition holds or the harness is interrupted. *running: the
  * adapter was still running at the end. */
@@ -1306,8 +1369,15 @@ static cdch_stop_reason supervise(cellrun *c, cdch_waits *w, bool *running)
 {
     cdch_stop_reason why = CDCH_STOP_NONE;
     c->io.last_activity = now_s();
-    cdch_waits_view v = {c->p, c->prim, c->obs, c->st->expected, &c->st->idx, c->st->events, 0, 0, false};
+    cdch_waits_view v = {c->p, c->prim, c->obs, c->st->expected, &c->st->idx, c->st->events, 0, 0, 0, false};
     while ((*running = cdch_proc_pump(c->p, 100, on_line, &c->io)) && !c->io.ended) {
+        /* a program that is not an adapter prints no ready line: it is ready when its dump connection
+         * streams (source files: at once; command.h) */
+        if (c->io.command && !c->io.any_line && (!c->prim || cdch_primary_events_sent(c->prim) > 0)) {
+            c->io.any_line = true;
+            c->io.first_line = c->io.last_activity = now_s();
+        }
+        v.rows = rows_seen(c);
         v.last_line = c->io.last_activity;
         v.watermark_at = c->io.watermark_at;
         v.any_line = c->io.any_line;
@@ -1363,7 +1433,7 @@ static void end_adapter(cellrun *c, wstate *ws, const cdch_waits *w, cdch_stop_r
         xstrdup(c->in_session ? cdch_proc_stderr_since(c->p, c->err_mark) : cdch_proc_stderr_tail(c->p));
     oc->stderr_tail = cell->stderr_tail;
     oc->stream_delivered = w->delivered;
-    oc->got_ready = got_ready(c->obs);
+    oc->got_ready = got_ready(c->obs) || (c->io.command && c->io.any_line);
     cell->startup_seconds = c->io.first_line > 0 ? c->io.first_line - c->t0 : -1;
     /* stopped by the harness: how long it waited (and stopped it) after the adapter's last line */
     cell->wait_seconds = why == CDCH_STOP_EXITED ? 0 : now_s() - c->io.last_activity;
@@ -1408,6 +1478,14 @@ static const cdch_diff_expected *stream_keys(cdch_run *r, stream *st, const cdch
 static void judge_cell(cellrun *c)
 {
     cdch_cell *cell = c->cell;
+    if (cell->oracle != CDCH_ORACLE_CANONICAL) { /* against its own plain run (oracle_cell.h) */
+        c->io.rows = NULL; /* the cell's, freed there once judged */
+        cdch_oracle_judge_cell(c->r->cells, c->r->ncells, c->ci, c->st->expected, &c->st->idx, &c->oc);
+        if (cell->oracle == CDCH_ORACLE_DIFFERENTIAL) {
+            cell->seconds = now_s() - c->t0;
+            return;
+        }
+    }
     const cdch_diff_expected *keys = stream_keys(c->r, c->st, c->sc->schema);
     cell->diff = cdch_diff_run_prepared(c->st->expected, keys, c->obs, c->sc->schema, &c->st->idx,
                                         cdch_manifest_representations(c->con->m, c->con->v));
@@ -1554,8 +1632,10 @@ static size_t take_cell(cdch_run *r, const wstate *ws)
                 continue;
             left = true;
             size_t ci = r->cells[i].consumer_idx;
-            if (r->consumers[ci].setup != SETUP_DONE || !cdch_admit_may_start(&r->admit, r->heavy[i]))
-                continue; /* not installed yet, or heavy with every core taken by heavy work (admit.h) */
+            if (r->consumers[ci].setup != SETUP_DONE || !cdch_admit_may_start(&r->admit, r->heavy[i]) ||
+                !cdch_oracle_may_start(r->cells, r->ncells, r->finished, i))
+                continue; /* not installed yet, heavy with every core taken by heavy work (admit.h), or
+                           * judged against its plain twin, which is not done */
             if (best == SIZE_MAX || r->estimate[i] > r->estimate[best])
                 best = i;
             if (ws->p && ws->consumer_idx == ci && (best_own == SIZE_MAX || r->estimate[i] > r->estimate[best_own]))
@@ -1586,8 +1666,10 @@ static void *worker(void *arg)
         run_cell(r, i, &ws);
         pthread_mutex_lock(&r->mu);
         cdch_admit_ended(&r->admit, r->heavy[i]);
-        if (r->heavy[i])
-            pthread_cond_broadcast(&r->changed); /* a heavy cell may start in its place */
+        r->finished[i] = true;
+        if (r->heavy[i] || r->cells[i].oracle != CDCH_ORACLE_CANONICAL)
+            pthread_cond_broadcast(&r->changed); /* a heavy cell may start in its place, or a differential
+                                                  * cell waiting for this plain one */
         r->done++;
         if (r->o.on_cell)
             r->o.on_cell(r->o.on_cell_ud, &r->cells[i], r->done, r->ncells);
@@ -1611,6 +1693,11 @@ static void flag_regressions(cdch_run *r)
         cdch_cell *c = &r->cells[i];
         if (strcmp(c->mode, "uncompressed") == 0)
             continue;
+        if (c->oracle_judged) { /* against its own plain run: a difference in both modes is not a regression */
+            c->compression_regression =
+                c->oracle_verdict != CDCH_VERDICT_PASS && c->oracle_verdict != CDCH_VERDICT_HARNESS_ERROR;
+            continue;
+        }
         for (size_t k = 0; k < r->ncells; k++) {
             cdch_cell *u = &r->cells[k];
             if (u->consumer_idx == c->consumer_idx && u->scenario_idx == c->scenario_idx &&
@@ -1633,6 +1720,7 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     cdch_run_plan(r, NULL);
     r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);
+    r->finished = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->finished);
     for (size_t i = 0; i < r->ncells; i++)
         r->streams[stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach)].cells_left++;
     /* consumers install (two at a time) while the streams are generated and the first cells run */

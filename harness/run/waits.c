@@ -110,7 +110,7 @@ static void release_held_cut(cdch_waits *w, const cdch_waits_view *v, double t)
         w->hold_need = rows_before(v, hf, hp);
     }
     double quiet = quiet_for(w, v, t);
-    bool emitted = v->obs->n >= w->hold_need && quiet >= 0.3;
+    bool emitted = v->rows >= w->hold_need && quiet >= 0.3;
     bool spoke = got_error(v->obs);
     double q = w->cfg.hold_quiet_s;
     if (emitted || spoke || (quiet >= q && w->own - w->hold_own >= q)) {
@@ -182,7 +182,7 @@ static bool watermark_done(cdch_waits *w, const cdch_waits_view *v, double t)
 {
     if (w->wm_own < 0)
         w->wm_own = w->own;
-    if (v->obs->n >= v->expected->n) {
+    if (v->rows >= v->expected->n) {
         /* the row is the signal: the short grace only catches a stray line right behind it. Output
          * still coming (bytes in our pipe, or read since the last look, a line or not) is not the
          * end: a consumer that floods after its rows is read until the flood limit says so */
@@ -209,7 +209,7 @@ cdch_stop_reason cdch_waits_check(cdch_waits *w, const cdch_waits_view *v, doubl
     if (!v->any_line &&
         ((w->own >= w->cfg.startup_s && quiet_for(w, v, t) >= 1.0) || w->cpu - w->cpu0 >= w->cfg.startup_s))
         return CDCH_STOP_STARTUP_TIMEOUT;
-    if (v->obs->n >= v->expected->n && quiet_for(w, v, t) >= w->cfg.grace_s)
+    if (v->rows >= v->expected->n && quiet_for(w, v, t) >= w->cfg.grace_s)
         return CDCH_STOP_DONE;
     if (v->watermark_at > 0 && watermark_done(w, v, t))
         return CDCH_STOP_DONE;

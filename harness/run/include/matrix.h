@@ -15,6 +15,9 @@
  *     - debezium@3.4.1.Final            # any version the registry serves (expectation predicted)
  *     - go-mysql@file:../go-mysql+canal # a local build (path relative to this file)
  *     - {consumer: debezium@3.6.1.Final, config: dbz.properties}   # with the user's configuration
+ *     - {command: "python3 rows.py", name: rows, source: server}  # any program (command.h; run in this
+ *                                       # file's folder; source: server (default) or files; name: default
+ *                                       # from the program's file name), judged by the differential oracle
  *   scenarios: [../scenarios]           # files, folders, globs
  *   modes: both                         # both | compressed | uncompressed | flip
  *   expect: manifest                    # manifest | a verdict name
@@ -48,6 +51,10 @@ typedef struct cdch_matrix {
     char **consumers;
     char **consumer_configs; /* per consumer: its `config` file (absolute), NULL: none */
     size_t nconsumers;
+    char **commands;       /* `command:` entries: the command lines */
+    char **command_names;  /* per command: its `name` (NULL: derived, command.h) */
+    bool *command_files;   /* per command: `source: files` */
+    size_t ncommands;
     char **scenarios;      /* absolute file paths, sorted, unique */
     size_t nscenarios;
     char *modes;           /* default "both" */

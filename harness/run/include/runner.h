@@ -19,7 +19,13 @@
  * time, quiet or CPU-seconds, never the wall clock of a busy machine),
  * or when it exits; then diff (diff.h) and judge (verdict.h). Finally the
  * compression-regression flag: a compressed or flip cell worse than the same
- * consumer@version × scenario uncompressed (cdch_verdict_regression).
+ * consumer@version × scenario uncompressed (cdch_verdict_regression); for a
+ * cell judged by the differential oracle (oracle.h), its differential
+ * verdict is not pass: a difference present in both modes is not one.
+ * A differential cell of the compressed or flip stream runs after the
+ * uncompressed cell of the same consumer and scenario (it is judged against
+ * that cell's rows), which the plan adds when the mode or the scenario names
+ * none; without it (excluded, or in another --shard) it is a harness-error.
  */
 #ifndef CDCH_RUNNER_H
 #define CDCH_RUNNER_H
@@ -32,6 +38,7 @@
 #include "diff.h"
 #include "err.h"
 #include "manifest.h"
+#include "oracle.h"
 #include "scenario.h"
 #include "verdict.h"
 
@@ -84,6 +91,9 @@ typedef struct cdch_run_opts {
     bool watermark;              /* end each stream with the watermark insert (watermark.h; default on): a cell
                                   * stops shortly after its row arrives instead of waiting for idleness */
     cdch_start_mode start;       /* where consumers start (default CDCH_START_AUTO) */
+    cdch_oracle_kind oracle;     /* how adapters' cells are judged (oracle.h; default canonical); command
+                                  * consumers are always judged by the differential oracle */
+    const cdch_oracle_filter *filter; /* --ignore / --normalize for the differential oracle (the caller's; NULL) */
 } cdch_run_opts;
 
 void cdch_run_opts_init(cdch_run_opts *o);
@@ -141,6 +151,15 @@ typedef struct cdch_cell {
     char *predict_in_range;         /* unpinned, manifest expectation: the known issues whose range holds the
                                      * version ("id id"), NULL otherwise (expect_source "predicted") */
     bool meets;
+    /* the differential oracle (oracle.h) */
+    bool command;                   /* a program run with --consumer-cmd / `command:` (command.h), not an adapter */
+    cdch_oracle_kind oracle;        /* how the cell was judged: differential for a command consumer */
+    bool oracle_judged;             /* oracle_* below hold a differential judgement */
+    cdch_verdict oracle_verdict;    /* the differential verdict (the cell's verdict unless oracle is both) */
+    unsigned oracle_classes;
+    char *oracle_summary;
+    char *oracle_side;              /* the first differing rows of both runs (cdch_oracle_side_json), NULL: none */
+    cdch_oracle_lines *rows;        /* the rows it printed (kept for the cells of its other modes) */
 } cdch_cell;
 
 typedef struct cdch_run cdch_run;
@@ -158,6 +177,12 @@ int cdch_run_add_consumer(cdch_run *r, const char *spec, cdch_err *err);
  * it as CDCH_CONFIG (consumers/README.md "Your configuration"). The same
  * consumer with two configurations is two consumers. */
 int cdch_run_add_consumer_config(cdch_run *r, const char *spec, const char *config, cdch_err *err);
+/* A program as a consumer (command.h): NAME (NULL: cdch_command_default_name)
+ * runs COMMAND in directory cwd (NULL: the harness's) with an adapter's
+ * environment; files: it reads the binlog files instead of connecting.
+ * Judged by the differential oracle. */
+int cdch_run_add_command(cdch_run *r, const char *name, const char *command, const char *cwd, bool files,
+                         cdch_err *err);
 /* Load a scenario file. */
 int cdch_run_add_scenario(cdch_run *r, const char *path, cdch_err *err);
 /* "both" (default: the scenario's own modes: both -> uncompressed +

@@ -76,6 +76,7 @@ typedef struct cdch_waits_view {
     const cdch_change_list *expected;   /* the stream's expected rows */
     const cdch_stream_index *idx;       /* their transactions' places */
     uint64_t stream_events;             /* top-level events the primary sends in all */
+    size_t rows;         /* rows it emitted so far: change events, or a program's row lines (command.h) */
     double last_line;    /* wall time of its last stdout line (or of the cell's start) */
     double watermark_at; /* wall time the watermark row arrived (0: not yet) */
     bool any_line;
