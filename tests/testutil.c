@@ -19,6 +19,7 @@ uint8_t *tu_read_file(const char *path, size_t *len)
     ck_assert(d != NULL);
     ck_assert_uint_eq(fread(d, 1, (size_t)n, f), (size_t)n);
     fclose(f);
+    d[n] = 0; /* callers may treat a text file as a string */
     *len = (size_t)n;
     return d;
 }

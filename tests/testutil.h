@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 /* Read a whole file (abort the test on failure); caller frees. */
+/* The whole file, malloc()ed, with a NUL after its *len bytes (a text file is a string). */
 uint8_t *tu_read_file(const char *path, size_t *len);
 /* Path of a fixture under CDCH_FIXTURES_DIR (static buffer). */
 const char *tu_fixture(const char *name);
