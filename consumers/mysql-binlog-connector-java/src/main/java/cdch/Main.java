@@ -151,6 +151,29 @@ public final class Main {
             return v == null || v.isEmpty() ? d : v;
         }
 
+        /** Thrown from a listener to unwind the client's reader once the cell has ended by itself. */
+        static final class CellEnded extends RuntimeException {
+            CellEnded() {
+                super("the cell ended (adapter)", null, false, false);
+            }
+        }
+
+        /**
+         * Session mode: the consumer ended by itself with the one-shot exit status. Says "ended" at
+         * once (unless the harness is stopping the cell) and silences the cell: what the client's
+         * threads do afterwards is no longer the cell's.
+         */
+        void endByItself(int status) {
+            synchronized (this) {
+                if (stopping) {
+                    return;
+                }
+                stopping = true;
+                ended = true;
+                Out.ended(id, status);
+            }
+        }
+
         /** Stops the client (session mode) and waits for its thread, at most 5 s. */
         void stop() {
             synchronized (this) {
@@ -265,19 +288,23 @@ public final class Main {
                 public void onEventDeserializationFailure(BinaryLogClient c, Exception ex) {
                     // an in-house consumer stops here: after a failure the stream is not trustworthy
                     // (shyiko <= 0.21.0 / zendesk <= 0.23.2 have consumed only the event header)
+                    if (failed[0] != 0) {
+                        return;   // a one-shot run has exited at the first one
+                    }
                     Out.error("event deserialization failure: " + ex + (ex.getCause() != null ? " / " + ex.getCause() : ""));
                     if (!session) {
                         System.exit(1);
                     }
+                    // session mode: the cell ends here, as the one-shot process does, whatever the
+                    // client's threads do next. "ended" now (a teardown that waited for the client
+                    // raced the harness's idle wait: 0.21.0 many-tables, whose keep-alive thread
+                    // pings into the desynchronised stream, ran on for 46 s and was judged
+                    // announced-skip instead of this parse-failure); then unwind the reader
+                    // (listenForEventPackets closes its channel in its finally) and let run()
+                    // disconnect the client (its keep-alive thread) on the cell's thread.
                     failed[0] = 1;
-                    Thread d = new Thread(() -> {
-                        try {
-                            c.disconnect();
-                        } catch (Exception ignored) {
-                        }
-                    });
-                    d.setDaemon(true);
-                    d.start();
+                    endByItself(1);
+                    throw new CellEnded();
                 }
 
                 public void onDisconnect(BinaryLogClient c) {
@@ -297,26 +324,30 @@ public final class Main {
             try {
                 client.connect();   // blocks, reading events on this thread
             } catch (Exception ex) {
-                if (stopping) {
-                    return 0;
+                if (!stopping) {
+                    Out.error("connect: " + ex);
+                    return 1;
                 }
-                Out.error("connect: " + ex);
-                return 1;
-            }
-            if (failed[0] != 0) {
-                return 1;
             }
             // connect() returns when the connection is lost; the keep-alive thread (the
             // library's, running until disconnect()) reconnects by itself, so the cell goes on
             // until it is stopped, exactly as an application whose client is still alive
-            while (!stopping && failed[0] == 0) {
+            // (a failure, on this thread or the keep-alive's reconnection, stops it: endByItself)
+            while (!stopping) {
                 try {
                     Thread.sleep(100);
                 } catch (InterruptedException ex) {
                     break;
                 }
             }
-            return failed[0] != 0 ? 1 : 0;
+            if (failed[0] != 0) {
+                try {
+                    client.disconnect();   // its keep-alive thread would reconnect
+                } catch (Exception ignored) {
+                }
+                return 1;
+            }
+            return 0;
         }
 
         // outer: the TRANSACTION_PAYLOAD event that carried this one (its header gives the position)
