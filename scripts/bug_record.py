@@ -4,15 +4,24 @@
 on the affected version and its fix on the fixing version, with their verdicts taken from a real
 run, and for the rest the reason it cannot be shown here.
 
-    scripts/bug_record.py [--verdicts REPORT] [--soak REPORT] [--extra LABEL=REPORT ...] [--out FILE] [--check]
+    scripts/bug_record.py [--verdicts REPORT] [--soak REPORT] [--edges REPORT] [--extra LABEL=REPORT ...]
+                          [--out FILE] [--check]
+    scripts/bug_record.py --matrix ci/edges-record.yaml [--family F ...]
 
 REPORT is the committed digest (reports/default/verdicts.json, the default) or a full report.json
 (`cdcharness run/matrix --report-dir D` writes D/report.json); --soak is the soak run's (scripts/soak.sh,
 ci/soak.yaml: multi-gigabyte scenarios outside the default matrix; default reports/soak/verdicts.json,
 read when it exists), its cells marked [soak]; --extra adds cells from another run, marked with LABEL in
-the table (the digest wins where both hold a cell). A bug counts as
+the table (the digest wins where both hold a cell); --edges is the run of ci/edges-record.yaml (default
+reports/edges/verdicts.json, read when it exists: each go-mysql and Debezium known issue with a fix on
+its last affected and first fixed served release), its cells marked [edges]. A bug counts as
 "reproduced, fix shown" only when every affected cell it names was run, is not `pass` and cites
-the bug's cause id (the manifest's known issue), and every fixing cell was run and is `pass`.
+the bug's cause id (the manifest's known issue), and every fixing cell was run and is `pass`; a fixing
+cell written "~SPEC" is a first fixed release where another known issue decides the verdict: it shows
+the fix when it does not cite the bug's cause and its verdict differs from the affected cells' on the
+same scenario and mode (or when a plain fixing cell passes besides it).
+--matrix OUT writes the matrix of the cells the record names for the families --family gives
+(default go-mysql and debezium) that the committed digests do not hold: ci/edges-record.yaml.
 --check: exit 1 if a cause id is not a known issue of its family's manifest or a named cell is
 missing from the sources (the record has drifted from the manifests or the matrix).
 
@@ -44,7 +53,10 @@ BUGS = [
                    "debezium@1.2.5.Final crud-basic compressed",
                    "debezium@1.4.0.Final crud-basic compressed"],
          fixed=["mysql-binlog-connector-java@0.27.6+unwrap crud-basic compressed",
-                "debezium@2.7.4.Final crud-basic compressed"]),
+                "debezium@2.7.4.Final crud-basic compressed",
+                "~debezium@1.4.1.Final crud-basic compressed"],
+         note="Debezium's first release past the bug, 1.4.1.Final (client 0.23.3 maps type 40 to UNKNOWN, "
+              "DBZ-2499 9e2fb39), no longer dies on type 40 but drops the payload silently: DBZ-2663, row 3"),
     dict(bug="osheroff/mysql-binlog-connector-java#19",
          link="https://github.com/osheroff/mysql-binlog-connector-java/issues/19",
          consumer="mysql-binlog-connector-java",
@@ -62,7 +74,8 @@ BUGS = [
          fixed_versions="2.0.0.Final (f41474847d)",
          cause="payload-no-handler",
          affected=["debezium@1.9.8.Final crud-basic compressed"],
-         fixed=["debezium@2.7.4.Final crud-basic compressed"]),
+         fixed=["debezium@2.0.0.Final crud-basic compressed", "debezium@2.7.4.Final crud-basic compressed"],
+         note="1.9.8.Final is the last affected release Maven Central serves, 2.0.0.Final the first fixed one"),
     dict(bug="osheroff/mysql-binlog-connector-java#177 / #178 -> #179",
          link="https://github.com/osheroff/mysql-binlog-connector-java/pull/179",
          consumer="mysql-binlog-connector-java",
@@ -173,14 +186,17 @@ BUGS = [
          affected=["debezium@2.3.4.Final restart-mid-payload compressed",
                    "debezium@2.4.0.Final restart-mid-payload compressed",
                    "debezium@2.7.4.Final restart-mid-payload compressed",
-                   "debezium@2.7.4.Final+retry restart-mid-payload compressed"],
+                   "debezium@2.7.4.Final+retry restart-mid-payload compressed",
+                   "debezium@3.3.1.Final+retry restart-mid-payload compressed"],
          fixed=["debezium@3.3.2.Final+retry restart-mid-payload compressed",
+                "debezium@3.4.0.Final+retry restart-mid-payload compressed",
                 "debezium@3.6.1.Final+retry restart-mid-payload compressed"],
          note="the base 3.3.2 / 3.6.1 never restart: MySqlErrorHandler.isRetriable returns false for every "
               "throwable (mysql-errorhandler-not-retriable, DBZ-8786 regression since 3.1.0.CR1), so they stop "
               "at the cut (no-resume) and the fix is not exercised; the +retry versions set Debezium's documented "
               "workaround internal.custom.retriable.exception=(?s).*, under which 2.7.4 still replays the payload "
-              "rows (duplicate) and 3.3.2 / 3.6.1 pass"),
+              "rows (duplicate) and 3.3.2 / 3.6.1 pass. Edges: 3.3.1.Final+retry is the last affected release, "
+              "3.3.2.Final (the backport 67c5a52273) and 3.4.0.Final (dfd992f495) the first fixed of each line"),
     dict(bug="Maxwell <= 1.29 on type 40 (shyiko#332 through Maxwell's handler)",
          link="shared/reference/consumers.md section 3 (zendesk/maxwell@v1.29.0 BinlogConnectorReplicator.java)",
          consumer="Maxwell",
@@ -325,6 +341,230 @@ BUGS = [
          fixed=[],
          why="no release has the fix (PR #2134 closed unmerged; no tag from release-2.3.0 to release-3.6.0 has a "
              "TRANSACTION_PAYLOAD handler in its copy of the streaming source)"),
+    # ---- issue 29 item 4: the go-mysql and Debezium known issues with a fix, on their last affected
+    # and first fixed served release (ci/edges-record.yaml, reports/edges)
+    dict(bug="go-mysql-org/go-mysql#652",
+         link="https://github.com/go-mysql-org/go-mysql/pull/652",
+         consumer="go-mysql",
+         title="after caching_sha2_password full authentication the OK packet is never read: the replication "
+               "connection fails ('invalid sequence')",
+         affected_versions="< v1.4.0", fixed_versions="v1.4.0 (c14c892)",
+         cause="caching-sha2-full-auth-ok-unread",
+         affected=["go-mysql@v1.3.0+raw crud-basic uncompressed"],
+         fixed=["go-mysql@v1.4.0+raw crud-basic uncompressed"],
+         note="not a compression bug: the edges of the family's known issue (v1.3.0 last affected, v1.4.0 first fixed)"),
+    dict(bug="go-mysql-org/go-mysql 3d2be20 (PARTIAL_UPDATE_ROWS_EVENT)",
+         link="https://github.com/go-mysql-org/go-mysql/commit/3d2be20",
+         consumer="go-mysql",
+         title="PARTIAL_UPDATE_ROWS_EVENT (39) parsed as a GenericEvent: partial JSON updates vanish silently",
+         affected_versions="< v1.8.0", fixed_versions="v1.8.0 (3d2be20)",
+         cause="no-partial-update-rows",
+         affected=["go-mysql@v1.7.0+raw partial-json-full uncompressed",
+                   "go-mysql@v1.7.0+raw partial-json-minimal uncompressed"],
+         fixed=["~go-mysql@v1.8.0+canal partial-json-full uncompressed",
+                "~go-mysql@v1.8.0+canal partial-json-minimal uncompressed"],
+         note="not a compression bug. From v1.8.0 the module is canal (the family's +raw ends at v1.7.0): the "
+              "parser now decodes type 39 and canal stops on it (canal-no-partial-update: parse-failure, where "
+              "v1.7.0 skipped the updates silently)"),
+    dict(bug="go-mysql-org/go-mysql#900",
+         link="https://github.com/go-mysql-org/go-mysql/pull/900",
+         consumer="go-mysql (canal)",
+         title="canal syncs a position only on XID, ROTATE or DDL: a transaction ending in a COMMIT query "
+               "never reaches OnPosSynced",
+         affected_versions="< v1.9.0", fixed_versions="v1.9.0 (24fbb5b: the Go proxy's v1.9.0 is ccf204b, which holds it)",
+         cause="canal-no-sync-on-query",
+         affected=["go-mysql@v1.8.0+canal crud-basic uncompressed", "go-mysql@v1.8.0+canal crud-basic compressed"],
+         fixed=["go-mysql@v1.9.0+canal crud-basic uncompressed", "~go-mysql@v1.9.0+canal crud-basic compressed"],
+         note="not a compression bug. git tag --contains 24fbb5b lists v1.9.1 first, but the repository's v1.9.0 tag "
+              "was moved: the Go proxy's v1.9.0 (v1.9.0.info Origin.Hash ccf204b, 2024-08-05) holds 24fbb5b "
+              "(canal/sync.go:150 savePos for a parsed query, :181 OnPosSynced), as the run shows"),
+    dict(bug="go-mysql-org/go-mysql#990, #1125 (#947 added the constant only)",
+         link="https://github.com/go-mysql-org/go-mysql/pull/1125",
+         consumer="go-mysql",
+         title="a tagged GTID (GTID_TAGGED_LOG_EVENT, type 42) is never reported as uuid:tag:N: not parsed up to "
+               "v1.11.x, parsed but formatted without its tag v1.12.0-v1.14.x",
+         affected_versions="< v1.15.0", fixed_versions="v1.15.0 (f9137e3, #1125; #990 f53dd22 parses the event from v1.12.0)",
+         cause="no-gtid-tagged-event",
+         affected=["go-mysql@v1.10.0+raw-payload tagged-gtid uncompressed",
+                   "go-mysql@v1.11.0+raw-payload tagged-gtid uncompressed",
+                   "go-mysql@v1.12.0+raw-payload tagged-gtid uncompressed",
+                   "go-mysql@v1.14.0+raw-payload tagged-gtid uncompressed"],
+         fixed=["go-mysql@v1.15.0+raw-payload tagged-gtid uncompressed"],
+         note="not a compression bug. The manifest's range ended at v1.10.0 (#947, c7b7533) until these runs: "
+              "v1.10.0 / v1.11.0 report txn 4 at the previous untagged GTID (:3), v1.12.0 as uuid:1 (the tagged GNO "
+              "without 'orders': GTIDNext, replication/event.go:532-538 at v1.12.0), and v1.15.0 as uuid:orders:1 "
+              "(f9137e3). +raw-payload: +raw builds only tags <= v1.7.0, and the canal module started by "
+              "file:position reports no GTID at all (consumers/go-mysql/canal/main.go:13-15: v1.9.1+canal passes "
+              "tagged-gtid), so the issue's variants leave canal out"),
+    dict(bug="go-mysql-org/go-mysql#1125",
+         link="https://github.com/go-mysql-org/go-mysql/pull/1125",
+         consumer="go-mysql",
+         title="mysql.ParseMysqlGTIDSet cannot parse a tagged GTID set (uuid:tag:N): a start by such a set is refused",
+         affected_versions="< v1.15.0", fixed_versions="v1.15.0 (f9137e3)",
+         cause="tagged-gtid-set-unparsed",
+         affected=["go-mysql@v1.14.0+canal tagged-gtid-by-set uncompressed"],
+         fixed=["go-mysql@v1.15.0+canal tagged-gtid-by-set uncompressed"],
+         note="not a compression bug; v1.14.0 is the newest v1.14 tag the Go proxy serves (v1.14.1 refused)"),
+    dict(bug="go-mysql-org/go-mysql#1004",
+         link="https://github.com/go-mysql-org/go-mysql/pull/1004",
+         consumer="go-mysql",
+         title="no VECTOR column type (MySQL 9.0): the rows event fails to decode, the BinlogSyncer stops",
+         affected_versions="< v1.12.0", fixed_versions="v1.12.0 (042dd6c)",
+         cause="no-vector-type",
+         affected=["go-mysql@v1.11.0+canal server-9.0-vector uncompressed"],
+         fixed=["go-mysql@v1.12.0+canal server-9.0-vector uncompressed"],
+         note="not a compression bug"),
+    dict(bug="DBZ-2499 (client 0.23.3, 9e2fb39): type 39",
+         link="https://issues.redhat.com/browse/DBZ-2499",
+         consumer="Debezium",
+         title="binlog client without event type 39 (PARTIAL_UPDATE_ROWS): 'Unknown event type 39', the connector fails",
+         affected_versions="< 1.4.1.Final", fixed_versions="1.4.1.Final (embeds client 0.23.3)",
+         cause="unknown-event-39",
+         affected=["debezium@1.4.0.Final partial-json-full uncompressed"],
+         fixed=["~debezium@1.4.1.Final partial-json-full uncompressed"],
+         note="not a compression bug. 1.4.1.Final no longer fails on type 39 but ignores it: "
+              "partial-update-rows-no-handler (the row below) decides its verdict"),
+    dict(bug="Debezium: PARTIAL_UPDATE_ROWS ignored, undocumented (b51cc84cbe documents it)",
+         link="https://github.com/debezium/debezium/commit/b51cc84cbe",
+         consumer="Debezium",
+         title="no handler for PARTIAL_UPDATE_ROWS (binlog_row_value_options=PARTIAL_JSON): those updates "
+               "are ignored silently and no documentation excludes the setting",
+         affected_versions="1.4.1.Final .. 2.0.0.CR1 (excl.)", fixed_versions="2.0.0.CR1 (documented as unsupported)",
+         cause="partial-update-rows-no-handler",
+         affected=["debezium@1.4.1.Final partial-json-full uncompressed", "debezium@1.9.8.Final partial-json-full uncompressed"],
+         fixed=["~debezium@2.0.0.Final partial-json-full uncompressed"],
+         why="the fix is documentation, which no run shows: from 2.0.0.CR1 the setting is documented unsupported "
+             "(partial-json-documented-unsupported, not-applicable, decides 2.0.0.Final's silent-skip); no release "
+             "handles type 39",
+         note="not a compression bug"),
+    dict(bug="DBZ-1865 (legacy BinlogReader: no reconnect)",
+         link="https://issues.redhat.com/browse/DBZ-1865",
+         consumer="Debezium",
+         title="a lost binlog connection fails the connector: the legacy reader disconnects and calls failed(ex)",
+         affected_versions="< 1.5.0.Alpha1", fixed_versions="1.5.0.Alpha1 (2374b6b045: the new reader is the default)",
+         cause="legacy-reader-no-retry",
+         affected=["debezium@1.4.2.Final restart-mid-payload uncompressed"],
+         fixed=["~debezium@1.5.0.Final restart-mid-payload uncompressed",
+                "debezium@2.0.0.Final restart-mid-payload uncompressed"],
+         note="not a compression bug. The new reader's error handler does not retry an EOF inside an event "
+              "until 2.0.0.Beta2 (eof-in-event-not-retriable, DBZ-5244, below): 1.5.0.Final still stops at the "
+              "cut (the same no-resume), 2.0.0.Final resumes"),
+    dict(bug="DBZ-5244",
+         link="https://issues.redhat.com/browse/DBZ-5244",
+         consumer="Debezium",
+         title="a connection lost inside an event (EventDataDeserializationException(EOFException)) is not "
+               "retried: the connector stops",
+         affected_versions="1.5.0.Alpha1 .. 2.0.0.Beta2 (excl.)", fixed_versions="2.0.0.Beta2 (de53591dba)",
+         cause="eof-in-event-not-retriable",
+         affected=["debezium@1.5.0.Final restart-mid-payload uncompressed",
+                   "debezium@1.9.8.Final restart-mid-payload uncompressed"],
+         fixed=["debezium@2.0.0.Final restart-mid-payload uncompressed"],
+         note="not a compression bug"),
+    dict(bug="osheroff/mysql-binlog-connector-java ae3c591 (VISIBILITY metadata)",
+         link="https://github.com/osheroff/mysql-binlog-connector-java/commit/ae3c591",
+         consumer="Debezium (embeds the client)",
+         title="TABLE_MAP metadata field VISIBILITY (MySQL 8.0.23+) unknown to the client: NullPointerException, "
+               "the connector fails",
+         affected_versions="0.9.2.Final .. 1.6.2.Final, 1.7.0.Alpha1 .. Beta1",
+         fixed_versions="1.6.3.Final, 1.7.0.CR1 (embed client 0.25.3)",
+         cause="table-map-visibility-npe",
+         affected=["debezium@1.6.2.Final row-metadata-full uncompressed"],
+         fixed=["~debezium@1.6.4.Final row-metadata-full uncompressed",
+                "~debezium@1.7.0.Final row-metadata-full uncompressed",
+                "debezium@3.4.0.Final row-metadata-full uncompressed"],
+         note="not a compression bug. The client that knows VISIBILITY (0.25.3) brought the missing break "
+              "after ENUM_AND_SET_COLUMN_CHARSET (enum-set-charset-fallthrough, the row below): 1.6.4 and 1.7.0 "
+              "fail on the same TABLE_MAP with an EOFException instead of the NPE (the same verdict); the first "
+              "release passing row-metadata-full is 3.4.0.Final"),
+    dict(bug="debezium/mysql-binlog-connector-java 8f26be9 (ENUM_AND_SET_COLUMN_CHARSET fall-through)",
+         link="https://github.com/debezium/mysql-binlog-connector-java/commit/8f26be9",
+         consumer="Debezium (embeds the client)",
+         title="missing break after ENUM_AND_SET_COLUMN_CHARSET: EOFException decoding TABLE_MAP with "
+               "binlog_row_metadata=FULL, the connector fails",
+         affected_versions="1.6.3.Final .. 3.3.x (not 1.7.0.Alpha1-Beta1)",
+         fixed_versions="3.4.0.Alpha1 (embeds io.debezium 0.40.3)",
+         cause="enum-set-charset-fallthrough",
+         affected=["debezium@3.3.2.Final row-metadata-full uncompressed"],
+         fixed=["debezium@3.4.0.Final row-metadata-full uncompressed"],
+         note="not a compression bug (compressed, it strikes the TABLE_MAPs inside payloads too)"),
+    dict(bug="DBZ-4646",
+         link="https://issues.redhat.com/browse/DBZ-4646",
+         consumer="Debezium",
+         title="resuming without a schema history: the empty history file is created and counts as existing, "
+               "so no recovery snapshot; the first row event fails",
+         affected_versions="0.9.5.Final .. 1.9.0.Alpha2 (excl.)", fixed_versions="1.9.0.Alpha2 (d5dcde8f7a)",
+         cause="file-history-exists-on-start",
+         affected=["debezium@1.8.1.Final start-by-gtid-set uncompressed"],
+         fixed=["debezium@1.9.0.Final start-by-gtid-set uncompressed"],
+         note="not a compression bug"),
+    dict(bug="client without TRANSACTION_PAYLOAD (0.23.3-0.25.6, a7f2de3 adds it)",
+         link="https://github.com/osheroff/mysql-binlog-connector-java/commit/a7f2de3",
+         consumer="Debezium (embeds the client)",
+         title="a payload arrives as EventType.UNKNOWN, its bytes never decoded: no decoder defect strikes "
+               "inside it, its rows are lost as DBZ-2663 (row 3) says",
+         affected_versions="1.4.1.Final .. 1.9.5.Final", fixed_versions="1.9.6.Final (embeds client 0.27.2)",
+         cause="payload-undecoded",
+         affected=["debezium@1.9.5.Final row-metadata-full compressed"],
+         fixed=["~debezium@1.9.6.Final row-metadata-full compressed"],
+         note="a masking, not a loss of its own: from 1.9.6.Final the payload's TABLE_MAPs are decoded and "
+              "enum-set-charset-fallthrough stops the connector on them (parse-failure, against 1.9.5's silent-skip)"),
+    dict(bug="DBZ-7594",
+         link="https://issues.redhat.com/browse/DBZ-7594",
+         consumer="Debezium",
+         title="negative TIME(fsp>0) with a zero fraction: -838:59:59.000 becomes -839:00:00.147483",
+         affected_versions="0.7.0 .. 2.5.2.Final, 2.6.0.Alpha1 .. Beta1",
+         fixed_versions="2.5.3.Final (f58ba384fb), 2.6.0.CR1 (a71368cf62)",
+         cause="negative-time-zero-fraction",
+         affected=["debezium@2.5.2.Final all-types uncompressed"],
+         fixed=["~debezium@2.5.3.Final all-types uncompressed", "~debezium@2.6.0.Final all-types uncompressed",
+                "debezium@3.6.1.Final all-types uncompressed"],
+         why="no served release passes all-types (zero-date-null and year-zero-1900 hold for every version), so the "
+             "verdict stays mismatch; the fix shows in the values: the edge run's observed.jsonl gives temporal.t3 "
+             "(TIME(3) -838:59:59.000) as -839:00:00.147483 on 2.5.2.Final (after image of txn 18's row, before image "
+             "of txn 19's) and -838:59:59 on 2.5.3.Final: 28 differences against 26; 2.6.0.Final is back at 28, its "
+             "two others the JSON document's long number (adapter-json-number-length)",
+         note="not a compression bug"),
+    dict(bug="DBZ-1912",
+         link="https://issues.redhat.com/browse/DBZ-1912",
+         consumer="Debezium",
+         title="a zero TIMESTAMP is emitted as 1970-01-01T00:00:00Z, not null as documented for zero values",
+         affected_versions="< 3.6.0.Beta2", fixed_versions="3.6.0.Beta2 (3d15268429)",
+         cause="zero-timestamp-epoch",
+         affected=["debezium@3.5.0.Final all-types uncompressed"],
+         fixed=["~debezium@3.6.1.Final all-types uncompressed"],
+         why="no served release passes all-types (zero-date-null and year-zero-1900 hold for every version): "
+             "3.5.0.Final gives the zero TIMESTAMPs (ts0, ts3, ts6) as 1970-01-01 00:00:00, 3.6.1.Final's "
+             "verdict no longer cites it",
+         note="not a compression bug. 3.6.0.Final is not served whole by Maven Central (its "
+              "debezium-connector-binlog / debezium-ddl-parser 3.6.0.Final are absent: setup 'not served'), "
+              "so 3.6.1.Final is the first fixed release here"),
+    dict(bug="DBZ-7838",
+         link="https://issues.redhat.com/browse/DBZ-7838",
+         consumer="Debezium",
+         title="asks SHOW MASTER STATUS, which MySQL 8.4 removed: the connector fails at start against 8.4 / 9.x",
+         affected_versions="< 3.0.0.CR1", fixed_versions="3.0.0.CR1 (8ca8f451f8)",
+         cause="show-master-status-removed",
+         affected=["debezium@2.7.4.Final server-9.0-vector uncompressed"],
+         fixed=["debezium@3.0.0.Final server-9.0-vector uncompressed"],
+         note="not a compression bug (a server-version one)"),
+    dict(bug="debezium/dbz#1200",
+         link="https://github.com/debezium/dbz/issues/1200",
+         consumer="Debezium",
+         title="a tagged GTID (uuid:tag:N) stops the connector: MySqlGtidSet reads the tag as the transaction number",
+         affected_versions="3.0.0.CR1 .. 3.6.0.Beta2 (excl.)", fixed_versions="3.6.0.Beta2 (fcf7b1ecb8)",
+         cause="tagged-gtid-unsupported",
+         affected=["debezium@3.5.0.Final tagged-gtid uncompressed"],
+         fixed=["debezium@3.6.1.Final tagged-gtid uncompressed"],
+         note="not a compression bug. 3.6.0.Final is not served whole by Maven Central: 3.6.1.Final is the "
+              "first fixed release here"),
+    dict(bug="DBZ-6870",
+         link="https://issues.redhat.com/browse/DBZ-6870",
+         consumer="Debezium",
+         title="after a producer failure, records enqueued meanwhile are delivered or not by timing (ChangeEventQueue.poll)",
+         affected_versions="1.5.0.Alpha1 .. 2.4.0.Final (excl.)", fixed_versions="2.4.0.Final (b08acc6043)",
+         cause=None, affected=[], fixed=[],
+         why="a race: the harness holds the watermark until the consumer is quiet (the manifest's hold_end_marker), "
+             "so no cell shows it on purpose; observed unheld on 1.9.8.Final and 1.9.6.Final row-metadata-full compressed"),
 ]
 
 
@@ -372,16 +612,28 @@ def judge(bug, cells, ids, problems):
         for fam in fams:
             if cause not in ids.get(fam, set()):
                 problems.append(f"{bug['bug']}: cause {cause} is not a known issue of {fam}")
-    aff, aff_ok = [], bool(bug["affected"])
+    aff, aff_ok, aff_verdicts = [], bool(bug["affected"]), {}
     for spec in bug["affected"]:
         text, verdict, causes = look(cells, spec, problems)
         aff.append(text)
         aff_ok = aff_ok and verdict not in (None, "pass") and (not cause or cause in causes)
+        _, scenario, mode = spec.split()
+        aff_verdicts.setdefault((scenario, mode), set()).add(verdict)
     fix, fix_ok = [], bool(bug["fixed"])
+    plain_pass = any(not s.startswith("~") for s in bug["fixed"])
     for spec in bug["fixed"]:
-        text, verdict, _ = look(cells, spec, problems)
-        fix.append(text)
-        fix_ok = fix_ok and verdict == "pass"
+        masked = spec.startswith("~")
+        text, verdict, causes = look(cells, spec.lstrip("~"), problems)
+        if not masked:
+            fix.append(text)
+            fix_ok = fix_ok and verdict == "pass"
+            continue
+        # a first fixed release where another known issue decides the verdict
+        _, scenario, mode = spec.lstrip("~").split()
+        differs = verdict not in aff_verdicts.get((scenario, mode), {verdict})
+        fix.append(text + (" (first fixed; another known issue decides"
+                           + (": the verdict differs from the affected release's)" if differs else ")")))
+        fix_ok = fix_ok and verdict is not None and cause not in causes and (differs or plain_pass)
     if aff_ok and fix_ok:
         status = "reproduced, fix shown"
     elif aff_ok:
@@ -389,6 +641,44 @@ def judge(bug, cells, ids, problems):
     else:
         status = "not reproduced here"
     return status, aff, fix
+
+
+def edge_matrix(out, families, covered):
+    """Writes the matrix of the record's cells of these families that no committed digest holds."""
+    want = []
+    for b in BUGS:
+        for spec in b["affected"] + b["fixed"]:
+            consumer, scenario, mode = spec.lstrip("~").split()
+            if consumer.split("@")[0] in families and (consumer, scenario, mode) not in covered \
+                    and (consumer, scenario, mode) not in want:
+                want.append((consumer, scenario, mode))
+    consumers, scenarios = [], []
+    for c, s, _ in want:
+        if c not in consumers:
+            consumers.append(c)
+        if s not in scenarios:
+            scenarios.append(s)
+    lines = ["# The record's edge cells: for %s, each known issue with a fix on its last affected and first"
+             % " and ".join(sorted(families)),
+             "# fixed served release (scripts/edges.py's edges, ci/edges.yaml), on the scenario and mode where it",
+             "# shows, as docs/BUG-RECORD.md's rows name them. Written by scripts/bug_record.py --matrix (do not",
+             "# edit by hand). Run: cdcharness matrix ci/edges-record.yaml -j 2 --report-dir R, then",
+             "# cdcharness report digest --out reports/edges R and scripts/bug_record.py",
+             "name: edges-record",
+             "description: the bug record's known issues on their last affected and first fixed releases",
+             "consumers_dirs: [../consumers]", "consumers:"]
+    lines += ["  - " + c for c in consumers]
+    lines += ["scenarios:"] + ["  - ../scenarios/%s.yaml" % s for s in sorted(scenarios)]
+    lines += ["modes: both", "expect: manifest", "timeout: 120", "grace: 1", "exclude:"]
+    for c in consumers:
+        for s in sorted(scenarios):
+            for m in ("uncompressed", "compressed", "flip"):
+                if (c, s, m) not in want:
+                    lines.append('  - {consumer: %s, scenario: %s, mode: %s, reason: "not a cell of the record"}'
+                                 % (c, s, m))
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"bug_record: {len(want)} cell(s) of {len(consumers)} consumer(s) -> {out}")
 
 
 def cell(s):
@@ -408,7 +698,11 @@ def render(results, sources):
         "`known_issues`, issue 13). Cells are `consumer@version scenario mode → verdict cause`; a",
         "bug is *reproduced, fix shown* only when every affected cell is not `pass` and cites the",
         "bug's cause (its known issue in the consumer's manifest, with source evidence) and every",
-        "fixing cell is `pass`.",
+        "fixing cell is `pass`; a cell marked *first fixed; another known issue decides* is the first fixed",
+        "release where another known issue decides the verdict: it counts when it does not cite the bug's",
+        "cause and its verdict differs from the affected release's (or when a later release passes beside",
+        "it). Cells marked [edges] come from `reports/edges/` (ci/edges-record.yaml: the go-mysql and",
+        "Debezium known issues on their last affected and first fixed served releases).",
         "",
         f"**{len(results)} bugs: "
         + ", ".join(f"{counts.get(k, 0)} {k}" for k in
@@ -441,13 +735,25 @@ def main():
     ap.add_argument("--verdicts", default=os.path.join(ROOT, "reports", "default", "verdicts.json"))
     ap.add_argument("--soak", default=os.path.join(ROOT, "reports", "soak", "verdicts.json"),
                     help="the soak run's digest or report.json (scripts/soak.sh); read when it exists")
+    ap.add_argument("--edges", default=os.path.join(ROOT, "reports", "edges", "verdicts.json"),
+                    help="the run of ci/edges-record.yaml (digest or report.json); read when it exists")
     ap.add_argument("--extra", action="append", default=[], metavar="LABEL=REPORT")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "BUG-RECORD.md"))
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--matrix", metavar="OUT", help="write the edge cells' matrix (ci/edges-record.yaml) and exit")
+    ap.add_argument("--family", action="append", help="with --matrix (default: go-mysql, debezium)")
     a = ap.parse_args()
+    if a.matrix:
+        covered = set(load_cells(a.verdicts, "digest")[0])
+        if a.soak and os.path.exists(a.soak):
+            covered |= set(load_cells(a.soak, "soak")[0])
+        edge_matrix(a.matrix, set(a.family or ["go-mysql", "debezium"]), covered)
+        return 0
     cells = {}
     names = [f"`{os.path.relpath(a.verdicts, ROOT)}`"]
     extras = list(a.extra)
+    if a.edges and os.path.exists(a.edges):
+        extras.insert(0, f"edges={a.edges}")
     if a.soak and os.path.exists(a.soak):
         extras.insert(0, f"soak={a.soak}")
     for spec in extras:
@@ -456,7 +762,7 @@ def main():
             ap.error(f"--extra wants LABEL=REPORT, got {spec!r}")
         got, when = load_cells(path, label)
         cells.update(got)
-        shown = os.path.relpath(path, ROOT) if label == "soak" else os.path.basename(path)
+        shown = os.path.relpath(path, ROOT) if label in ("soak", "edges") else os.path.basename(path)
         names.append(f"`{label}` ({shown}, run {when})")
     got, when = load_cells(a.verdicts, "digest")
     cells.update(got)

@@ -67,7 +67,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(build.findtext(Q + "resources/" + Q + "resource/" + Q + "directory") == fam + "/src/main/resources",
               mid + ": resources")
         roots = [e.text for e in build.iter(Q + "root")]
-        check(roots == [fam + "/src/main/java", fam + "/java-common/src/main/java"], mid + ": source roots %r" % roots)
+        check(roots == [fam + "/src/main/java", fam + "/java-common/src/main/java", fam + "/java-common/src/debezium/java"],
+              mid + ": source roots %r" % roots)
 
     # every Java family's POM gives a module with its properties
     for family, props in (("mysql-binlog-connector-java", ["mbcj.group=com.zendesk", "mbcj.version=0.27.6"]),

@@ -5,8 +5,9 @@ package cdch;
 // JsonDebeziumDeserializationSchema(true), checkpointing enabled (every CHECKPOINT_MS, exactly-once
 // mode, Flink's defaults otherwise), parallelism 1, on a Flink mini-cluster in this JVM (what
 // StreamExecutionEnvironment.execute() does in a local environment). The job's sink maps each record
-// (Canon.java) and prints it through the contract. The consumer's ERROR log lines and Flink's task
-// failures are error lines as soon as they are written (StderrWatch).
+// as the debezium adapter maps its own (java-common's DebeziumCanon) and prints it through the
+// contract. The consumer's ERROR log lines and Flink's task failures are error lines as soon as they
+// are written (StderrWatch).
 //
 // Start (consumers/README.md "Environment of a run"): StartupOptions.specificOffset at
 // CDCH_START_FILE/CDCH_START_POS (the first file, position 4, by default), with CDCH_GTID_SET as
@@ -26,6 +27,7 @@ package cdch;
 //
 // Session mode (CDCH_SESSION=1): stdin carries start/stop lines; one JVM, one cluster, a job a cell.
 
+import cdch.common.DebeziumCanon;
 import cdch.common.Out;
 import cdch.common.Session;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -513,7 +515,7 @@ public final class Main {
                 return;
             }
             try {
-                String line = Canon.line(value);
+                String line = DebeziumCanon.line(value);
                 if (line != null) {
                     Out.line(line);
                 }

@@ -1,11 +1,14 @@
-package cdch;
+package cdch.common;
 
-// Debezium change record (JSON with schema, as Flink CDC's JsonDebeziumDeserializationSchema(true)
-// emits it: Kafka's JsonConverter over the connector's SourceRecord) -> canonical change line
-// (consumers/README.md "Output"). The same mapping as consumers/debezium/src/main/java/cdch/Main.java
-// (canonical/image/value, by the Connect schema's logical types) under Debezium's default
-// decimal/time/binary modes, which Flink CDC's MySqlSource keeps (MySqlSourceConfigFactory sets
-// only bigint.unsigned.handling.mode=precise): no configuration-dependent modes here.
+// A Debezium change record as Kafka Connect's JsonConverter writes it with schemas ({"schema",
+// "payload"}: Debezium's embedded engine with the Json format, Flink CDC's
+// JsonDebeziumDeserializationSchema(true)) -> the canonical change line (consumers/README.md
+// "Output"), by the Connect schema's logical types: Debezium's default decimal/time/binary modes and
+// the ones a Debezium user may configure (decimal.handling.mode, time.precision.mode; a binary
+// column's string under binary.handling.mode base64 / base64-url-safe / hex is told apart from text by
+// the caller's Binary). Shared by the debezium and flink-cdc adapters, which add this source root
+// (java-common/src/debezium/java) to their build: it needs Jackson, which both consumers ship and the
+// other Java adapters do not (src/main/java stays dependency-free).
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,21 +27,29 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 
-final class Canon {
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final JsonNodeFactory NF = JsonNodeFactory.instance;
+public final class DebeziumCanon {
+    public static final ObjectMapper JSON = new ObjectMapper();
+    public static final JsonNodeFactory NF = JsonNodeFactory.instance;
 
-    private Canon() {
+    private DebeziumCanon() {
     }
+
+    /** A binary column's bytes from its string value, or null when the column is text (or bytes come as bytes). */
+    public interface Binary {
+        byte[] decode(JsonNode schema, String text);
+    }
+
+    /** Binary columns come as Connect bytes (binary.handling.mode=bytes, the default). */
+    public static final Binary BYTES = (schema, text) -> null;
 
     /** The canonical line of one record (JSON text), or null for what is no row change. */
-    static String line(String record) throws java.io.IOException {
-        return canonical(JSON.readTree(record));
+    public static String line(String record) throws java.io.IOException {
+        JsonNode rec = JSON.readTree(record);
+        return canonical(rec.path("schema"), rec.path("payload"), BYTES);
     }
 
-    static String canonical(JsonNode rec) {
-        JsonNode schema = rec.path("schema");
-        JsonNode payload = rec.path("payload");
+    /** The canonical line of a record's schema and payload, or null for what is no row change. */
+    public static String canonical(JsonNode schema, JsonNode payload, Binary bin) {
         if (!payload.isObject() || !payload.has("op")) {
             return null;   // schema change, heartbeat, transaction metadata
         }
@@ -66,8 +77,8 @@ final class Canon {
         out.put("op", op);
         out.put("db", source.path("db").asText());
         out.put("table", source.path("table").asText());
-        out.set("before", image(fields.get("before"), payload.get("before")));
-        out.set("after", image(fields.get("after"), payload.get("after")));
+        out.set("before", image(fields.get("before"), payload.get("before"), bin));
+        out.set("after", image(fields.get("after"), payload.get("after"), bin));
         JsonNode gtid = source.get("gtid");
         if (gtid != null && !gtid.isNull()) {
             out.put("gtid", gtid.asText());
@@ -81,19 +92,19 @@ final class Canon {
         return out.toString();
     }
 
-    static JsonNode image(JsonNode schema, JsonNode value) {
+    public static JsonNode image(JsonNode schema, JsonNode value, Binary bin) {
         if (value == null || value.isNull() || schema == null) {
             return NF.nullNode();
         }
         ObjectNode o = NF.objectNode();
         for (JsonNode f : schema.path("fields")) {
             String name = f.path("field").asText();
-            o.set(name, value(f, value.get(name)));
+            o.set(name, value(f, value.get(name), bin));
         }
         return o;
     }
 
-    static JsonNode value(JsonNode s, JsonNode v) {
+    public static JsonNode value(JsonNode s, JsonNode v, Binary bin) {
         if (v == null || v.isNull()) {
             return NF.nullNode();
         }
@@ -172,7 +183,7 @@ final class Canon {
             case "io.debezium.data.geometry.Geography": {
                 ObjectNode g = NF.objectNode();
                 g.put("srid", v.path("srid").isNull() ? 0 : v.path("srid").asInt());
-                g.put("wkb", cdch.common.Json.hex(Base64.getDecoder().decode(v.path("wkb").asText()), 0));
+                g.put("wkb", Json.hex(Base64.getDecoder().decode(v.path("wkb").asText()), 0));
                 return g;
             }
             default:
@@ -182,6 +193,12 @@ final class Canon {
             case "boolean":   // BIT(1) (and TINYINT(1) with a converter)
                 return NF.numberNode(v.asBoolean() ? 1 : 0);
             case "string": {
+                byte[] b = v.isTextual() ? bin.decode(s, v.asText()) : null;
+                if (b != null) {
+                    ObjectNode o = NF.objectNode();
+                    o.put("base64", Base64.getEncoder().encodeToString(b));
+                    return o;
+                }
                 return v;
             }
             case "bytes":
@@ -194,7 +211,7 @@ final class Canon {
             case "array": {   // e.g. vectors
                 ArrayNode a = NF.arrayNode();
                 for (JsonNode x : v) {
-                    a.add(value(s.path("items"), x));
+                    a.add(value(s.path("items"), x, bin));
                 }
                 return a;
             }
@@ -203,28 +220,28 @@ final class Canon {
         }
     }
 
-    static JsonNode integer(BigInteger b) {
+    public static JsonNode integer(BigInteger b) {
         if (b.bitLength() < 64) {
             return NF.numberNode(b.longValue());
         }
         return NF.textNode(b.toString());
     }
 
-    static String frac(long micros) {
+    public static String frac(long micros) {
         if (micros == 0) {
             return "";
         }
         return String.format(".%06d", micros);
     }
 
-    static String time(long micros) {
+    public static String time(long micros) {
         String sign = micros < 0 ? "-" : "";
         long m = Math.abs(micros);
         long secs = m / 1_000_000L;
         return String.format("%s%02d:%02d:%02d%s", sign, secs / 3600, (secs / 60) % 60, secs % 60, frac(m % 1_000_000L));
     }
 
-    static String datetime(long micros) {
+    public static String datetime(long micros) {
         long secs = Math.floorDiv(micros, 1_000_000L);
         long f = Math.floorMod(micros, 1_000_000L);
         LocalDateTime t = LocalDateTime.ofEpochSecond(secs, 0, ZoneOffset.UTC);
