@@ -84,6 +84,12 @@ public final class MaxwellAdapter {
         mapper.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
         mapper.enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
         Out.quoteWith(MaxwellAdapter::jstr);   // Jackson's escaping, as in the change events
+        // Maxwell's WARN "Event deserialization failure." (an event skipped) -> error lines
+        // while a cell runs (MaxwellLogLines); every log line still goes to stderr
+        MaxwellLogLines.install(() -> {
+            Cell c = current;
+            return c != null && !c.stopping && !c.finished;
+        });
 
         boolean session = Session.requested();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
