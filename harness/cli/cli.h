@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "err.h"
 #include "scenario.h"
 
 #ifndef CDCH_VERSION /* from CMake project(VERSION) */
@@ -189,5 +191,16 @@ const char *cli_scenario_mode(const cdch_scenario *s, const char *fallback);
  * ms, at most 600 s) into milliseconds. 0 on success, -1 when s is not one. */
 int cli_parse_rate(const char *s, uint64_t *bps);
 int cli_parse_delay(const char *s, uint32_t *ms);
+
+/* `cdcharness estimate` as a library call (cmd_estimate.c), for a deployment
+ * file's `estimate:` (cmd_matrix --pre-flip): the capture directory measured
+ * at levels (`--levels` syntax), with link (`--link` syntax; NULL: none) the
+ * catch-up of the harness's replica; estimate's table printed on out (NULL:
+ * none); label: the capture as the figures name it (NULL: the path). Returns the figures exactly as `estimate --json` writes them (one
+ * JSON object, no newline; the caller frees it), or NULL with err set. */
+char *cli_estimate_capture(const char *capture, const char *label, const char *levels, const char *link,
+                           const char *consumers_dir, bool quiet, FILE *out, cdch_err *err);
+/* Whether link is `estimate --link` syntax (RATE or RATE/DELAY). */
+bool cli_estimate_link_ok(const char *link);
 
 #endif

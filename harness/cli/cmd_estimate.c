@@ -40,6 +40,8 @@
 #include "scenario.h"
 #include "server.h"
 #include "stream.h"
+#include "svgchart.h"
+#include "xalloc.h"
 #include "sys.h"
 
 static void estimate_usage(FILE *f)
@@ -106,6 +108,7 @@ typedef struct est_args {
     const char *consumer;      /* NULL: the harness's replica */
     const char *consumers_dir;
     const char *json, *html;
+    const char *label;         /* the capture as the JSON names it (NULL: as given) */
     double timeout_s;
     bool quiet;
     int nin;
@@ -546,7 +549,8 @@ static void json_doc(cdch_buf *b, const est_args *a, const cdch_recompress_input
                      const est_link *ln)
 {
     cdch_put_str(b, "{\"capture\":");
-    cdch_put_json_str(b, a->in[0], strlen(a->in[0]), 0);
+    const char *cap = a->label ? a->label : a->in[0];
+    cdch_put_json_str(b, cap, strlen(cap), 0);
     cdch_put_str(b, ",\"files\":[");
     for (size_t i = 0; i < in->n; i++) {
         if (i)
@@ -590,112 +594,7 @@ static void html_text(cdch_buf *b, const char *s)
     }
 }
 
-/* One chart series: a value per level. */
-typedef struct est_series {
-    const char *name, *color;
-    double v[CDCH_ESTIMATE_MAX_LEVELS + 1];
-    bool bars; /* bars on the left axis; else a line on the right axis */
-} est_series;
-
-/* The axis top: v rounded up to 1, 2, 2.5 or 5 times a power of ten (ticks at quarters). */
-static double nice_top(double v)
-{
-    double p = 1;
-    while (p * 10 <= v)
-        p *= 10;
-    while (p > v)
-        p /= 10;
-    static const double steps[] = {1, 2, 2.5, 4, 5, 8, 10};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (steps[i] * p >= v)
-            return steps[i] * p;
-    return 10 * p;
-}
-
-static double series_max(const est_series *s, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (s->v[i] > m)
-            m = s->v[i];
-    return m > 0 ? m : 1;
-}
-
-/* An inline SVG chart: level on the x axis, bars on the left axis (unit
- * lunit), lines on the right (runit). */
-static void svg_chart(cdch_buf *b, const cdch_estimate_level *lv, size_t n, const est_series *s, size_t ns,
-                      const char *lunit, const char *runit)
-{
-    const double W = 760, H = 300, L = 70, R = 70, T = 20, B = 40, pw = W - L - R, ph = H - T - B;
-    double lmax = 0, rmax = 0;
-    size_t nbars = 0;
-    for (size_t k = 0; k < ns; k++) {
-        double m = series_max(&s[k], n);
-        if (s[k].bars) {
-            lmax = m > lmax ? m : lmax;
-            nbars++;
-        } else {
-            rmax = m > rmax ? m : rmax;
-        }
-    }
-    lmax = nice_top(lmax > 0 ? lmax * 1.05 : 1);
-    rmax = nice_top(rmax > 0 ? rmax * 1.05 : 1);
-    double slot = pw / (double)n;
-    cdch_buf_printf(b, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n", W, H, W, H);
-    for (int t = 0; t <= 4; t++) { /* grid and both axes' ticks */
-        double y = T + ph - ph * t / 4.0;
-        cdch_buf_printf(b,
-                        "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                        "<text x=\"%.0f\" y=\"%.1f\" class=\"tl\">%.3g</text>",
-                        L, W - R, y, y, L - 6, y + 4, lmax * t / 4.0);
-        if (rmax > 0 && ns > nbars)
-            cdch_buf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" class=\"tr\">%.3g</text>", W - R + 6, y + 4,
-                            rmax * t / 4.0);
-        cdch_put_str(b, "\n");
-    }
-    cdch_buf_printf(b, "<text x=\"12\" y=\"%.0f\" class=\"ax\" transform=\"rotate(-90 12 %.0f)\">%s</text>\n",
-                    T + ph / 2, T + ph / 2, lunit);
-    if (ns > nbars)
-        cdch_buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"ax\" transform=\"rotate(90 %.0f %.0f)\">%s</text>\n",
-                        W - 12, T + ph / 2, W - 12, T + ph / 2, runit);
-    size_t bi = 0;
-    for (size_t k = 0; k < ns; k++) {
-        if (s[k].bars) {
-            double bw = slot * 0.7 / (double)nbars;
-            for (size_t i = 0; i < n; i++) {
-                double h = ph * s[k].v[i] / lmax, x = L + slot * (double)i + slot * 0.15 + bw * (double)bi;
-                cdch_buf_printf(b,
-                                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-                                "<title>%s: %.4g</title></rect>\n",
-                                x, T + ph - h, bw, h, s[k].color, s[k].name, s[k].v[i]);
-            }
-            bi++;
-            continue;
-        }
-        cdch_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", s[k].color);
-        for (size_t i = 0; i < n; i++)
-            cdch_buf_printf(b, "%.1f,%.1f ", L + slot * ((double)i + 0.5), T + ph - ph * s[k].v[i] / rmax);
-        cdch_put_str(b, "\"/>\n");
-        for (size_t i = 0; i < n; i++)
-            cdch_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s: %.4g</title></circle>\n",
-                            L + slot * ((double)i + 0.5), T + ph - ph * s[k].v[i] / rmax, s[k].color, s[k].name,
-                            s[k].v[i]);
-    }
-    for (size_t i = 0; i < n; i++) {
-        char name[8];
-        level_name(&lv[i], name, sizeof name);
-        cdch_buf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" class=\"tx\">%s</text>", L + slot * ((double)i + 0.5),
-                        T + ph + 18, name);
-    }
-    cdch_buf_printf(b, "\n<text x=\"%.0f\" y=\"%.0f\" class=\"tx\">zstd level</text>\n</svg>\n<div class=\"legend\">",
-                    L + pw / 2, H - 4);
-    for (size_t k = 0; k < ns; k++)
-        cdch_buf_printf(b, "<span><i style=\"background:%s\"></i>%s</span>", s[k].color, s[k].name);
-    cdch_put_str(b, "</div>\n");
-}
-
 static const char k_style[] =
-    "<style>\n"
     ":root{--bg:#f6f7f9;--panel:#fff;--ink:#1c2330;--muted:#5d6675;--line:#dde1e7;font-family:-apple-system,\"Segoe "
     "UI\",Roboto,\"Helvetica Neue\",Arial,\"DejaVu Sans\",sans-serif;font-size:14px;color:var(--ink);"
     "background:var(--bg)}\n"
@@ -705,11 +604,7 @@ static const char k_style[] =
     "border-radius:8px;padding:16px 18px;margin-bottom:18px}section.card>h2{font-size:15px;margin:0 0 12px}\n"
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid "
     "var(--line);text-align:right}th{color:var(--muted);font-weight:600}td:first-child,th:first-child{text-align:left}\n"
-    "svg .grid{stroke:var(--line)}svg text{font-size:11px;fill:var(--muted)}svg .tl{text-anchor:end}"
-    "svg .tx,svg .ax{text-anchor:middle}svg .ax{font-size:12px}\n"
-    ".legend{display:flex;gap:16px;font-size:12.5px;color:var(--muted);margin-top:6px}.legend i{display:inline-block;"
-    "width:12px;height:12px;border-radius:2px;margin-right:6px;vertical-align:-1px}p.note{color:var(--muted)}\n"
-    "</style>\n";
+    "p.note{color:var(--muted)}\n";
 
 static void html_table(cdch_buf *b, const est_args *a, const cdch_estimate_level *lv, const est_link *ln, size_t n)
 {
@@ -746,7 +641,10 @@ static void html_doc(cdch_buf *b, const est_args *a, const cdch_estimate_level *
     cdch_put_str(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
                     "'unsafe-inline'\">\n<title>cdcharness estimate</title>\n");
+    cdch_put_str(b, "<style>\n");
     cdch_put_str(b, k_style);
+    cdch_put_str(b, cdch_svgchart_css);
+    cdch_put_str(b, "</style>\n");
     cdch_put_str(b, "</head>\n<body>\n<header class=\"top\"><h1>What compression buys on this stream</h1>"
                     "<div class=\"sub\">cdcharness estimate ");
     html_text(b, a->in[0]);
@@ -755,26 +653,32 @@ static void html_doc(cdch_buf *b, const est_args *a, const cdch_estimate_level *
         html_text(b, a->link_text);
     }
     cdch_put_str(b, "</div></header>\n<main>\n<section class=\"card\"><h2>Bytes and CPU per level</h2>\n");
-    est_series s[4];
-    memset(s, 0, sizeof s);
-    s[0] = (est_series){.name = "stream MB", .color = "#5b6f95", .bars = true};
-    s[1] = (est_series){.name = "compression CPU s/GB of row data", .color = "#d9573a"};
-    s[2] = (est_series){.name = "decompression CPU s/GB", .color = "#1f9e8f"};
-    s[3] = (est_series){.name = "catch-up s", .color = "#8f63cf", .bars = true};
+    double vb[CDCH_ESTIMATE_MAX_LEVELS + 1], vz[CDCH_ESTIMATE_MAX_LEVELS + 1], vd[CDCH_ESTIMATE_MAX_LEVELS + 1],
+        vc[CDCH_ESTIMATE_MAX_LEVELS + 1];
+    char names[CDCH_ESTIMATE_MAX_LEVELS + 1][8];
+    const char *labels[CDCH_ESTIMATE_MAX_LEVELS + 1];
     for (size_t i = 0; i < n; i++) {
         est_fig g = figures(lv, i);
-        s[0].v[i] = (double)lv[i].stream_bytes / 1e6;
-        s[1].v[i] = g.zstd_gb;
-        s[2].v[i] = g.dec_gb;
-        s[3].v[i] = a->link ? ln[i].catchup_s : 0;
+        vb[i] = (double)lv[i].stream_bytes / 1e6;
+        vz[i] = g.zstd_gb;
+        vd[i] = g.dec_gb;
+        vc[i] = a->link ? ln[i].catchup_s : 0;
+        level_name(&lv[i], names[i], sizeof names[i]);
+        labels[i] = names[i];
     }
-    svg_chart(b, lv, n, s, 3, "stream MB", "CPU s per GB of row data");
+    const cdch_chart_series s[4] = {
+        {"stream MB", "#5b6f95", vb, true},
+        {"compression CPU s/GB of row data", "#d9573a", vz, false},
+        {"decompression CPU s/GB", "#1f9e8f", vd, false},
+        {"catch-up s", "#8f63cf", vc, true},
+    };
+    cdch_svg_chart(b, labels, n, s, 3, "stream MB", "CPU s per GB of row data", "zstd level");
     cdch_put_str(b, "<p class=\"note\">Bars: the whole stream's bytes (off: compression OFF). Lines: zstd "
                     "compression and decompression CPU seconds per GB of row data (the events of the transactions "
                     "MySQL compresses).</p></section>\n");
     if (a->link) {
         cdch_put_str(b, "<section class=\"card\"><h2>Catch-up over the link</h2>\n");
-        svg_chart(b, lv, n, &s[3], 1, "seconds", "");
+        cdch_svg_chart(b, labels, n, &s[3], 1, "seconds", "", "zstd level");
         cdch_put_str(b, "<p class=\"note\">");
         html_text(b, a->consumer ? a->consumer : "the harness's replica");
         cdch_put_str(b, a->consumer ? ": from its first line (start-up done) to its last row.</p></section>\n"
@@ -807,6 +711,80 @@ static int write_out(const char *path, cdch_buf *b)
     return ok ? 0 : -1;
 }
 
+/* Resolve a's capture and measure it: every level, then with --link every stream's catch-up. in
+ * is filled (the caller frees it, also on error). */
+static int estimate_core(est_args *a, cdch_recompress_input *in, cdch_estimate_level *lv, est_link *ln,
+                         cdch_err *err)
+{
+    memset(in, 0, sizeof *in);
+    memset(ln, 0, sizeof *ln * (CDCH_ESTIMATE_MAX_LEVELS + 1));
+    if (cdch_recompress_resolve(a->nin, a->in, in, err) != 0)
+        return -1;
+    char schema[PATH_MAX];
+    snprintf(schema, sizeof schema, "%s/schema.sql", a->in[0]);
+    if (a->link && access(schema, R_OK) != 0)
+        return cdch_err_set(err,
+                            "--link needs %s: the fake primary answers the consumer's catalogue queries from it "
+                            "(`cdcharness record` writes it; write one by hand for binlog files from disk)",
+                            schema);
+    if (!a->quiet)
+        a->eo.on_done = on_done;
+    if (cdch_estimate(in, &a->eo, lv, err) != 0)
+        return -1;
+    if (lv[1].compressed == 0)
+        return cdch_err_set(err,
+                            "nothing to compress: none of the %" PRIu64 " transactions is one MySQL compresses "
+                            "(row-based transactional DML of a server of 8.0.20 or later)",
+                            lv[1].transactions);
+    if (a->link && measure_link(a, in, lv, ln, err) != 0)
+        return cdch_err_wrap(err, "--link %s", a->link_text);
+    return 0;
+}
+
+bool cli_estimate_link_ok(const char *link)
+{
+    est_args a;
+    memset(&a, 0, sizeof a);
+    return parse_link(link, &a);
+}
+
+char *cli_estimate_capture(const char *capture, const char *label, const char *levels, const char *link,
+                           const char *consumers_dir, bool quiet, FILE *out, cdch_err *err)
+{
+    est_args a;
+    memset(&a, 0, sizeof a);
+    a.label = label;
+    a.eo.verify = true;
+    a.timeout_s = 600;
+    a.quiet = quiet;
+    a.consumers_dir = consumers_dir;
+    if (cdch_estimate_parse_levels(levels, &a.eo, err) != 0)
+        return NULL;
+    if (link && !parse_link(link, &a)) {
+        cdch_err_set(err, "link '%s': give RATE or RATE/DELAY, e.g. 10mbit/20ms, 256kbit/100ms, 1gbit", link);
+        return NULL;
+    }
+    char *in_paths[1] = {(char *)capture};
+    a.nin = 1;
+    a.in = in_paths;
+    cdch_recompress_input in;
+    cdch_estimate_level lv[CDCH_ESTIMATE_MAX_LEVELS + 1];
+    est_link ln[CDCH_ESTIMATE_MAX_LEVELS + 1];
+    char *res = NULL;
+    if (estimate_core(&a, &in, lv, ln, err) == 0) {
+        if (out)
+            print_table(out, &a, lv, ln);
+        cdch_buf b = CDCH_BUF_INIT;
+        json_doc(&b, &a, &in, lv, ln);
+        while (b.len && b.data[b.len - 1] == '\n')
+            b.len--;
+        res = cdch_xstrdup(cdch_buf_cstr(&b));
+        cdch_buf_free(&b);
+    }
+    cdch_recompress_input_free(&in);
+    return res;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
     est_args a;
@@ -815,36 +793,11 @@ int cmd_estimate(int argc, char **argv)
         return rc;
     cdch_err err;
     cdch_recompress_input in;
-    if (cdch_recompress_resolve(a.nin, a.in, &in, &err) != 0) {
-        fprintf(stderr, "cdcharness estimate: %s\n", err.msg);
-        return CDCH_EXIT_BAD_INPUT;
-    }
-    char schema[PATH_MAX];
-    snprintf(schema, sizeof schema, "%s/schema.sql", a.in[0]);
-    if (a.link && access(schema, R_OK) != 0) {
-        fprintf(stderr,
-                "cdcharness estimate: --link needs %s: the fake primary answers the consumer's catalogue queries "
-                "from it (`cdcharness record` writes it; write one by hand for binlog files from disk)\n",
-                schema);
-        cdch_recompress_input_free(&in);
-        return CDCH_EXIT_BAD_INPUT;
-    }
-    if (!a.quiet)
-        a.eo.on_done = on_done;
     cdch_estimate_level lv[CDCH_ESTIMATE_MAX_LEVELS + 1];
     est_link ln[CDCH_ESTIMATE_MAX_LEVELS + 1];
-    memset(ln, 0, sizeof ln);
     rc = CDCH_EXIT_OK;
-    if (cdch_estimate(&in, &a.eo, lv, &err) != 0) {
+    if (estimate_core(&a, &in, lv, ln, &err) != 0) {
         fprintf(stderr, "cdcharness estimate: %s\n", err.msg);
-        rc = CDCH_EXIT_BAD_INPUT;
-    } else if (lv[1].compressed == 0) {
-        fprintf(stderr, "cdcharness estimate: nothing to compress: none of the %" PRIu64 " transactions is one "
-                        "MySQL compresses (row-based transactional DML of a server of 8.0.20 or later)\n",
-                lv[1].transactions);
-        rc = CDCH_EXIT_BAD_INPUT;
-    } else if (a.link && measure_link(&a, &in, lv, ln, &err) != 0) {
-        fprintf(stderr, "cdcharness estimate: --link %s: %s\n", a.link_text, err.msg);
         rc = CDCH_EXIT_BAD_INPUT;
     }
     if (rc == CDCH_EXIT_OK) {

@@ -17,6 +17,7 @@
 #include "proc.h"
 #include "report.h"
 #include "runner.h"
+#include "setup.h"
 #include "sys.h"
 #include "xalloc.h"
 
@@ -304,9 +305,10 @@ static void write_text(const char *dir, const char *name, cdch_buf *b)
 }
 
 /* The pre-flip answer per consumer@version on out and in dir/preflip.md and
- * dir/preflip.json. Returns the exit status contribution: 0 all safe, 1 some
+ * dir/preflip.json; *json (when not NULL): preflip.json's object (the caller
+ * frees it). Returns the exit status contribution: 0 all safe, 1 some
  * unsafe, 2 some unknown (none unsafe). */
-static int preflip(cdch_run *r, const char *dir, FILE *out)
+static int preflip(cdch_run *r, const char *dir, FILE *out, char **json)
 {
     size_t nfc;
     flipcon *fc = flip_consumers(r, &nfc);
@@ -335,6 +337,11 @@ static int preflip(cdch_run *r, const char *dir, FILE *out)
             cdch_buf_printf(&md, "## %s@%s\n\n%s\n", fc[k].family, fc[k].version, cdch_buf_cstr(&fc[k].evidence));
     write_text(dir, "preflip.md", &md);
     write_text(dir, "preflip.json", &js);
+    if (json) {
+        while (js.len && js.data[js.len - 1] == '\n')
+            js.len--;
+        *json = cdch_xstrdup(cdch_buf_cstr(&js));
+    }
     for (size_t k = 0; k < nfc; k++)
         cdch_buf_free(&fc[k].evidence);
     free(fc);
@@ -452,6 +459,59 @@ static cdch_expect *matrix_expect(const matrix_args *a, const cdch_matrix *m, co
     return ex;
 }
 
+/* The capture's path as reports name it: relative to the matrix file's folder when under it. */
+static const char *capture_label(const cdch_matrix *m, size_t i)
+{
+    const char *d = m->capture_dirs[i];
+    size_t l = strlen(m->dir);
+    return strncmp(d, m->dir, l) == 0 && d[l] == '/' ? d + l + 1 : d;
+}
+
+/* The scenario file of the matrix's i-th capture: the one it names, or for a
+ * bare capture directory one written under the report directory
+ * (captures/NAME.yaml: served compressed at zstd level 3, MySQL's default
+ * binlog_transaction_compression_level_zstd, and uncompressed). */
+static int capture_scenario(const matrix_args *a, const cdch_matrix *m, size_t i, char *out, size_t outsz,
+                            cdch_err *err)
+{
+    if (m->capture_scenarios[i]) {
+        snprintf(out, outsz, "%s", m->capture_scenarios[i]);
+        return 0;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/captures", a->co.report_dir);
+    if (cdch_mkdirs(dir, err) != 0)
+        return -1;
+    const char *base = strrchr(m->capture_dirs[i], '/');
+    base = base ? base + 1 : m->capture_dirs[i];
+    snprintf(out, outsz, "%s/%s.yaml", dir, base);
+    for (size_t k = 0; k < i; k++) /* two captures of one name: the later one numbered */
+        if (!m->capture_scenarios[k] && strcmp(strrchr(m->capture_dirs[k], '/') ? strrchr(m->capture_dirs[k], '/') + 1
+                                                                                  : m->capture_dirs[k], base) == 0) {
+            snprintf(out, outsz, "%s/%s-%zu.yaml", dir, base, i + 1);
+            break;
+        }
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_str(&b, "# written by cdcharness matrix for the capture of ");
+    cdch_put_str(&b, m->path);
+    cdch_put_str(&b, "\ndescription: ");
+    cdch_buf b2 = CDCH_BUF_INIT;
+    cdch_buf_printf(&b2, "capture %s (deployment file %s)", capture_label(m, i), m->name);
+    json_str(&b, cdch_buf_cstr(&b2)); /* a JSON string is a YAML flow scalar */
+    cdch_buf_free(&b2);
+    cdch_put_str(&b, "\ncapture: ");
+    json_str(&b, m->capture_dirs[i]);
+    cdch_put_str(&b, "\nbinlog: {compression: both, zstd_level: 3}\n");
+    FILE *f = fopen(out, "w");
+    bool ok = f && fwrite(b.data, 1, b.len, f) == b.len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    cdch_buf_free(&b);
+    if (!ok)
+        return cdch_err_set(err, "cannot write %s (the capture's scenario file): check --report-dir", out);
+    return 0;
+}
+
 /* *out := the run of matrix m (options, consumers, scenarios); the caller
  * frees it. -1 (message printed) when the matrix names a mode, consumer or
  * scenario it cannot use. */
@@ -541,6 +601,13 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
             fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
             return -1;
         }
+    for (size_t i = 0; i < m->ncaptures; i++) {
+        char scen[4096];
+        if (capture_scenario(a, m, i, scen, sizeof scen, &err) != 0 || cdch_run_add_scenario(r, scen, &err) != 0) {
+            fprintf(stderr, "cdcharness matrix: %s: capture: %s\n", m->path, err.msg);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -580,14 +647,14 @@ static int matrix_setup_only(cdch_run *r, const matrix_args *a)
 
 /* The reports of a finished run; returns CDCH_EXIT_OK or MATRIX_EXIT_HARNESS. */
 static int matrix_report(cdch_run *r, const matrix_args *a, const cdch_matrix *m, size_t total, size_t excluded,
-                         const char *gate)
+                         const char *gate, const char *deployment)
 {
     int rc = CDCH_EXIT_OK;
     char *mj = matrix_json(m, a->quick, a->shard_k, a->shard_n, total, excluded, gate);
     size_t *idx = cdch_xcalloc(cdch_run_ncells(r) + 1, sizeof *idx);
     for (size_t i = 0; i < cdch_run_ncells(r); i++)
         idx[i] = cdch_run_cell(r, i)->index;
-    cdch_report_meta meta = {mj, idx};
+    cdch_report_meta meta = {mj, idx, deployment};
     cdch_report_table(r, stdout);
     cdch_err err;
     if (cdch_report_write_meta(r, a->co.report_dir, &meta, &err) != 0) {
@@ -603,14 +670,13 @@ static int matrix_report(cdch_run *r, const matrix_args *a, const cdch_matrix *m
 
 /* The gate's answer after the reports (rc: their status so far); returns the
  * exit status. */
-static int matrix_gate(cdch_run *r, const matrix_args *a, size_t unmet, const char *gate, int rc)
+static int matrix_gate(cdch_run *r, const matrix_args *a, size_t unmet, const char *gate, int pf, int rc)
 {
     size_t harness_errors = 0;
     for (size_t i = 0; i < cdch_run_ncells(r); i++)
         if (cdch_run_cell(r, i)->verdict == CDCH_VERDICT_HARNESS_ERROR)
             harness_errors++;
     if (a->pre_flip) {
-        int pf = preflip(r, a->co.report_dir, stdout);
         if (rc == CDCH_EXIT_OK)
             rc = pf == 1 ? MATRIX_EXIT_REGRESSION : pf == 2 ? MATRIX_EXIT_HARNESS : CDCH_EXIT_OK;
     } else if (rc == CDCH_EXIT_OK && unmet) {
@@ -630,6 +696,59 @@ static int matrix_gate(cdch_run *r, const matrix_args *a, size_t unmet, const ch
     if (cdch_proc_interrupted() && rc == CDCH_EXIT_OK)
         rc = MATRIX_EXIT_HARNESS;
     return rc;
+}
+
+/* --pre-flip: the answer per consumer (preflip.md / preflip.json) and, for a
+ * deployment file's captures, estimate's figures of each (cli_estimate_capture,
+ * the same as `cdcharness estimate CAPTURE --levels L [--link LINK]`), after
+ * the cells so each level's CPU is measured on a quiet machine.
+ * *text: what to print after the verdict table; *json: the report's
+ * "deployment" object (both the caller's to free). *erc: 2 when an estimate
+ * failed (its message printed). Returns preflip()'s answer. */
+static int deployment(cdch_run *r, const matrix_args *a, const cdch_matrix *m, char **text, char **json, int *erc)
+{
+    cdch_err err;
+    if (cdch_mkdirs(a->co.report_dir, &err) != 0)
+        fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+    size_t tlen = 0;
+    FILE *out = open_memstream(text, &tlen);
+    if (!out) {
+        *text = NULL;
+        out = stdout;
+    }
+    char *pj = NULL;
+    int pf = preflip(r, a->co.report_dir, out, &pj);
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_str(&b, "{\"preflip\":");
+    cdch_put_str(&b, pj ? pj : "null");
+    free(pj);
+    cdch_put_str(&b, ",\"estimates\":[");
+    size_t nest = 0;
+    for (size_t i = 0; i < m->ncaptures; i++) {
+        const char *label = capture_label(m, i);
+        if (!a->co.quiet)
+            fprintf(stderr, "estimate: capture %s, levels %s%s%s\n", label, m->estimate_levels,
+                    m->estimate_link ? ", link " : "", m->estimate_link ? m->estimate_link : "");
+        fprintf(out, "\nEstimate: capture %s (cdcharness estimate %s --levels %s%s%s)\n", label, label,
+                m->estimate_levels, m->estimate_link ? " --link " : "", m->estimate_link ? m->estimate_link : "");
+        char *ej = cli_estimate_capture(m->capture_dirs[i], label, m->estimate_levels, m->estimate_link,
+                                        a->co.ndirs ? a->co.dirs[0] : NULL, a->co.quiet, out, &err);
+        if (!ej) {
+            fprintf(stderr, "cdcharness matrix: %s: estimate of capture %s: %s\n", m->path, label, err.msg);
+            fprintf(out, "  not measured: %s\n", err.msg);
+            *erc = MATRIX_EXIT_HARNESS;
+            continue;
+        }
+        cdch_put_str(&b, nest++ ? "," : "");
+        cdch_put_str(&b, ej);
+        free(ej);
+    }
+    cdch_put_str(&b, "]}");
+    *json = cdch_xstrdup(cdch_buf_cstr(&b));
+    cdch_buf_free(&b);
+    if (out != stdout)
+        fclose(out);
+    return pf;
 }
 
 /* Plan, run, report and gate matrix m. */
@@ -670,8 +789,18 @@ static int matrix_execute(matrix_args *a, const cdch_matrix *m, const cdch_expec
         goto out;
     }
     size_t unmet = cdch_expect_apply(ex, r);
-    rc = matrix_report(r, a, m, total, st.excluded, gate);
-    rc = matrix_gate(r, a, unmet, gate, rc);
+    char *ptext = NULL, *dep = NULL;
+    int pf = 0, erc = CDCH_EXIT_OK;
+    if (a->pre_flip)
+        pf = deployment(r, a, m, &ptext, &dep, &erc);
+    rc = matrix_report(r, a, m, total, st.excluded, gate, dep);
+    if (ptext)
+        fputs(ptext, stdout);
+    rc = matrix_gate(r, a, unmet, gate, pf, rc);
+    if (erc != CDCH_EXIT_OK)
+        rc = erc; /* an estimate that could not be made: the report is incomplete */
+    free(ptext);
+    free(dep);
 out:
     cdch_run_free(r);
     cdch_oracle_filter_free(a->filter);
@@ -689,6 +818,15 @@ int cmd_matrix(int argc, char **argv)
     cdch_matrix *m = cdch_matrix_load(a.path, &err);
     if (!m) {
         fprintf(stderr, "cdcharness matrix: %s\n", err.msg);
+        return MATRIX_EXIT_HARNESS;
+    }
+    if (m->estimate_link && !cli_estimate_link_ok(m->estimate_link)) {
+        fprintf(stderr,
+                "cdcharness matrix: %s:%zu:%zu: estimate.link '%s': give RATE or RATE/DELAY as `estimate --link` "
+                "takes it, e.g. 10mbit/20ms, 256kbit/100ms, 1gbit (rates: kbit, mbit, gbit, kbps = bytes; "
+                "delays: ms, s)\n",
+                a.path, m->estimate_link_line, m->estimate_link_col, m->estimate_link);
+        cdch_matrix_free(m);
         return MATRIX_EXIT_HARNESS;
     }
     if (a.quick && !m->nquick_scenarios && !m->nquick_consumers) {

@@ -135,6 +135,11 @@ int rep_doc_add(rep_doc *d, const char *text, size_t len, const char *name, cons
                             : d->matrix && !matrix ? "it has no \"matrix\" object"
                                                    : "their \"matrix\" objects differ");
     }
+    const cdch_jv *dep = cdch_jv_get(root, "deployment");
+    if (dep && dep->type != CDCH_JV_OBJECT && dep->type != CDCH_JV_NULL)
+        return cdch_err_set(err, "%s: \"deployment\" is not an object", name);
+    if (!d->deployment && dep && dep->type == CDCH_JV_OBJECT)
+        d->deployment = dep;
     const cdch_jv *cpu = cdch_jv_get(root, "cpu");
     const cdch_jv *ch = cpu ? cdch_jv_get(cpu, "harness_seconds") : NULL, *cc = cpu ? cdch_jv_get(cpu, "children_seconds") : NULL;
     if (ch && cc && ch->type == CDCH_JV_NUMBER && cc->type == CDCH_JV_NUMBER) {
@@ -327,6 +332,10 @@ int rep_doc_write_json(const rep_doc *d, FILE *f)
             rep_jv_write(f, m->value);
         }
         fputc('}', f);
+    }
+    if (d->deployment) {
+        fputs(",\"deployment\":", f);
+        rep_jv_write(f, d->deployment);
     }
     fputs(",\"cells\":[\n", f);
     size_t counts[CDCH_VERDICT_COUNT] = {0}, unmet = 0, regressions = 0, unknown = 0, unexplained = 0, nwarn = 0;

@@ -2,8 +2,10 @@
  * JavaScript, report.json embedded, nothing fetched) from
  * report_template.html, built into the binary by embed.cmake.
  *
- * The template holds two markers: @CDCH_TITLE@ (the page title, HTML
- * escaped) and @CDCH_REPORT_JSON@ (inside <script type="application/json">:
+ * The template holds three markers: @CDCH_TITLE@ (the page title, HTML
+ * escaped), @CDCH_DEPLOYMENT@ (the pre-flip answers and estimate figures of
+ * a deployment file, static HTML and SVG: report_deploy.c) and
+ * @CDCH_REPORT_JSON@ (inside <script type="application/json">:
  * the report as report.json writes it, every '<' written as \u003c so no
  * "</script>" or "<!--" can end or confuse the element — '<' only ever
  * appears inside JSON strings, where the escape means the same). */
@@ -44,7 +46,7 @@ int rep_render_html(const rep_doc *d, FILE *f)
     snprintf(title, sizeof title, "cdcharness report — %zu cell(s), %zu not as expected", d->ncells, unmet);
 
     const char *t = (const char *)cdch_report_template, *end = t + cdch_report_template_len;
-    static const char k_title[] = "@CDCH_TITLE@", k_json[] = "@CDCH_REPORT_JSON@";
+    static const char k_title[] = "@CDCH_TITLE@", k_json[] = "@CDCH_REPORT_JSON@", k_dep[] = "@CDCH_DEPLOYMENT@";
     while (t < end) {
         const char *at = memchr(t, '@', (size_t)(end - t));
         if (!at) {
@@ -59,6 +61,9 @@ int rep_render_html(const rep_doc *d, FILE *f)
         } else if (left >= sizeof k_json - 1 && memcmp(at, k_json, sizeof k_json - 1) == 0) {
             html_json(f, json, jlen);
             t = at + sizeof k_json - 1;
+        } else if (left >= sizeof k_dep - 1 && memcmp(at, k_dep, sizeof k_dep - 1) == 0) {
+            rep_deploy_html(d, f);
+            t = at + sizeof k_dep - 1;
         } else {
             fputc('@', f);
             t = at + 1;

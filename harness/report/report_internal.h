@@ -34,6 +34,7 @@ typedef struct rep_doc {
     size_t ntexts;
     const char *generated;     /* "2026-11-29T10:00:00Z" or NULL */
     const cdch_jv *matrix;     /* NULL when none */
+    const cdch_jv *deployment; /* NULL when none (matrix --pre-flip; a merge keeps the first report's) */
     const cdch_jv **cells;     /* objects */
     const char **cell_src;     /* per cell: the directory of the report it came from (NULL: none) */
     size_t ncells, cap;
@@ -66,6 +67,11 @@ bool rep_has_num(const cdch_jv *o, const char *key);
 int rep_render_junit(const rep_doc *d, FILE *f);
 int rep_render_markdown(const rep_doc *d, FILE *f);
 int rep_render_html(const rep_doc *d, FILE *f);
+/* The "deployment" object's sections (report_deploy.c): the pre-flip answer per
+ * consumer with its evidence, and per capture estimate's table (and in HTML,
+ * its charts as inline SVG). Nothing when the report has none. */
+void rep_deploy_markdown(const rep_doc *d, FILE *f);
+void rep_deploy_html(const rep_doc *d, FILE *f);
 
 /* ---- the first difference of a run's cells (report_firstdiff.c) ------------------- */
 

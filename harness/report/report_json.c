@@ -250,6 +250,8 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
     fprintf(f, "{\"format\":\"cdcharness-report\",\"version\":1,\"generated\":\"%s\"", ts);
     if (meta && meta->matrix_json)
         fprintf(f, ",\"matrix\":%s", meta->matrix_json);
+    if (meta && meta->deployment_json)
+        fprintf(f, ",\"deployment\":%s", meta->deployment_json);
     fputs(",\"cells\":[\n", f);
     char **fd = rep_firstdiff_collect(r);
     char buf[600];

@@ -199,6 +199,7 @@ int rep_render_markdown(const rep_doc *d, FILE *f)
     }
     fprintf(f, "# cdcharness run\n\n%s — %zu cell(s), %zu not as expected, %zu compression regression(s).\n\n", ts, n,
             unmet, regressions);
+    rep_deploy_markdown(d, f);
     fputs("| consumer | scenario | mode | verdict | expected | summary |\n", f);
     fputs("|---|---|---|---|---|---|\n", f);
     for (size_t i = 0; i < n; i++) {

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "estimate.h"
+#include "scenario.h"
 #include "sys.h"
 #include "verdict.h"
 #include "xalloc.h"
@@ -305,6 +307,9 @@ static int parse_consumers_dirs(mctx *c, yaml_node_t *vn, const char *k)
 
 /* One key of the matrix file's mapping; 'scenarios' is only noted (*scen):
  * it is expanded once the whole file is read. */
+static int parse_capture(mctx *c, yaml_node_t *n);
+static int parse_estimate(mctx *c, yaml_node_t *n);
+
 static int load_key(mctx *c, yaml_node_t *kn, yaml_node_t *vn, yaml_node_t **scen)
 {
     cdch_matrix *m = c->m;
@@ -354,10 +359,151 @@ static int load_key(mctx *c, yaml_node_t *kn, yaml_node_t *vn, yaml_node_t **sce
         return parse_exclude(c, vn);
     if (strcmp(k, "quick") == 0)
         return parse_quick(c, vn);
+    if (strcmp(k, "capture") == 0)
+        return parse_capture(c, vn);
+    if (strcmp(k, "estimate") == 0)
+        return parse_estimate(c, vn);
     return fail(c, kn,
-                "unknown key '%s' (name, description, consumers_dirs, consumers, scenarios, modes, expect, "
-                "timeout, grace, idle_after_stream, exclude, quick)",
+                "unknown key '%s' (name, description, consumers_dirs, consumers, scenarios, capture, estimate, "
+                "modes, expect, timeout, grace, idle_after_stream, exclude, quick)",
                 k);
+}
+
+/* ---- capture: and estimate: (a deployment file) ---------------------------------------- */
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whether dir holds a capture: binlog files with their index (`record` writes binlog.index). */
+static bool has_index(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        size_t l = strlen(e->d_name);
+        found = l > 6 && strcmp(e->d_name + l - 6, ".index") == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* One `capture:` entry: a capture directory, or a scenario file that names one. */
+static int capture_entry(mctx *c, yaml_node_t *n, const char *entry)
+{
+    cdch_matrix *m = c->m;
+    char *abs = rel_path(c, entry);
+    char *dir = NULL, *scen = NULL;
+    if (is_dir(abs)) {
+        if (!has_index(abs)) {
+            free(abs);
+            return fail(c, n, "capture: '%s' is a folder without a binlog index: give a directory `cdcharness "
+                              "record` wrote (or a scenario file naming one)", entry);
+        }
+        dir = abs;
+    } else if (is_file(abs)) {
+        cdch_err serr;
+        cdch_scenario *s = cdch_scenario_load(abs, &serr);
+        if (!s) {
+            free(abs);
+            return cdch_err_set(c->err, "%s (named by %s:%zu:%zu: capture)", serr.msg, c->path,
+                                n ? n->start_mark.line + 1 : 1, n ? n->start_mark.column + 1 : 1);
+        }
+        if (!s->capture_dir) {
+            cdch_scenario_free(s);
+            free(abs);
+            return fail(c, n, "capture: '%s' is a generated scenario (it has no 'capture:' key): list it under "
+                              "'scenarios'", entry);
+        }
+        dir = xstrdup(s->capture_dir);
+        scen = abs;
+        cdch_scenario_free(s);
+    } else {
+        free(abs);
+        return fail(c, n, "capture: '%s' does not exist (a capture directory or a scenario file, relative to "
+                          "this file)", entry);
+    }
+    m->capture_dirs = xrealloc(m->capture_dirs, (m->ncaptures + 1) * sizeof *m->capture_dirs);
+    m->capture_scenarios = xrealloc(m->capture_scenarios, (m->ncaptures + 1) * sizeof *m->capture_scenarios);
+    m->capture_dirs[m->ncaptures] = dir;
+    m->capture_scenarios[m->ncaptures] = scen;
+    m->ncaptures++;
+    return 0;
+}
+
+/* capture: ENTRY | [ENTRY, ...] */
+static int parse_capture(mctx *c, yaml_node_t *n)
+{
+    if (scalar(n) && *scalar(n))
+        return capture_entry(c, n, scalar(n));
+    if (!n || n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.start == n->data.sequence.items.top)
+        return fail(c, n, "'capture' must be a capture directory or scenario file, or a list of them", NULL);
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+        yaml_node_t *e = node(c, *it);
+        if (!scalar(e) || !*scalar(e))
+            return fail(c, e, "'capture' items must be paths (capture directories or scenario files)", NULL);
+        if (capture_entry(c, e, scalar(e)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* estimate.levels: "1-7", "1,3,7" or a list of numbers, checked as `estimate --levels` checks it. */
+static int estimate_levels(mctx *c, yaml_node_t *n)
+{
+    char spec[256] = "";
+    if (scalar(n)) {
+        snprintf(spec, sizeof spec, "%s", scalar(n));
+    } else if (n && n->type == YAML_SEQUENCE_NODE) {
+        size_t l = 0;
+        for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+            yaml_node_t *e = node(c, *it);
+            if (!scalar(e) || !*scalar(e) || l + strlen(scalar(e)) + 2 >= sizeof spec)
+                return fail(c, e, "'estimate.levels' items must be zstd levels 1..22", NULL);
+            l += (size_t)snprintf(spec + l, sizeof spec - l, "%s%s", l ? "," : "", scalar(e));
+        }
+    }
+    cdch_estimate_opts eo;
+    memset(&eo, 0, sizeof eo);
+    cdch_err lerr;
+    if (!*spec)
+        return fail(c, n, "'estimate.levels' must be zstd levels: 1-7, \"1,3,7\" or [1, 3, 7]", NULL);
+    if (cdch_estimate_parse_levels(spec, &eo, &lerr) != 0)
+        return fail(c, n, "estimate.levels: %s", lerr.msg);
+    free(c->m->estimate_levels);
+    c->m->estimate_levels = xstrdup(spec);
+    return 0;
+}
+
+/* estimate: {levels: L, link: RATE[/DELAY]} */
+static int parse_estimate(mctx *c, yaml_node_t *n)
+{
+    cdch_matrix *m = c->m;
+    if (!n || n->type != YAML_MAPPING_NODE)
+        return fail(c, n, "'estimate' must be a mapping {levels: 1-7, link: 10mbit/20ms}", NULL);
+    m->has_estimate = true;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = node(c, p->key), *vn = node(c, p->value);
+        const char *k = scalar(kn);
+        if (k && strcmp(k, "levels") == 0) {
+            if (estimate_levels(c, vn) != 0)
+                return -1;
+        } else if (k && strcmp(k, "link") == 0) {
+            if (!scalar(vn) || !*scalar(vn))
+                return fail(c, vn, "'estimate.link' must be RATE or RATE/DELAY, e.g. 10mbit/20ms", NULL);
+            free(m->estimate_link);
+            m->estimate_link = xstrdup(scalar(vn));
+            m->estimate_link_line = vn->start_mark.line + 1;
+            m->estimate_link_col = vn->start_mark.column + 1;
+        } else {
+            return fail(c, kn, "unknown key '%s' in 'estimate' (levels, link)", k ? k : "?");
+        }
+    }
+    return 0;
 }
 
 /* 'scenarios': files, folders or globs, expanded, sorted, each once. */
@@ -422,10 +568,16 @@ static int load_root(mctx *c, yaml_node_t *root)
         return fail(c, root, "missing 'name' (it names the matrix in reports and merged shards)", NULL);
     if (!m->nconsumers && !m->ncommands)
         return fail(c, root, "missing 'consumers' (FAMILY, FAMILY@VERSION or {command: ...} entries)", NULL);
-    if (!scen)
-        return fail(c, root, "missing 'scenarios' (files, folders or globs)", NULL);
-    if (load_scenarios(c, scen) != 0 || check_quick(c, root) != 0)
+    if (!scen && !m->ncaptures)
+        return fail(c, root, "missing 'scenarios' (files, folders or globs) or 'capture' (capture directories)",
+                    NULL);
+    if (m->has_estimate && !m->ncaptures)
+        return fail(c, root, "'estimate' measures the matrix's captures: add 'capture' (capture directories or "
+                             "scenario files naming one)", NULL);
+    if ((scen && load_scenarios(c, scen) != 0) || check_quick(c, root) != 0)
         return -1;
+    if (!m->estimate_levels)
+        m->estimate_levels = xstrdup("1-7");
     if (!m->modes)
         m->modes = xstrdup("both");
     if (!m->expect)
@@ -496,6 +648,12 @@ void cdch_matrix_free(cdch_matrix *m)
     free(m->exclude);
     free_strs(m->quick_consumers, m->nquick_consumers);
     free_strs(m->quick_scenarios, m->nquick_scenarios);
+    for (size_t i = 0; i < m->ncaptures; i++)
+        free(m->capture_scenarios[i]);
+    free(m->capture_scenarios);
+    free_strs(m->capture_dirs, m->ncaptures);
+    free(m->estimate_levels);
+    free(m->estimate_link);
     free(m);
 }
 

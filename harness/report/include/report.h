@@ -19,7 +19,7 @@
  * and the verdict table printed by `run` on stdout.
  *
  * report.json layout (format "cdcharness-report", version 1): one object
- *   {"format","version","generated", ["matrix":{...}], "cells":[...], "totals":{...}}
+ *   {"format","version","generated", ["matrix":{...}], ["deployment":{...}], "cells":[...], "totals":{...}}
  * one cell per line, cells sorted by "index" when every cell has one (a
  * matrix's plan order), else by family, version (numerically), scenario,
  * mode (uncompressed, compressed, flip). "cell_dir" is relative to the
@@ -45,6 +45,12 @@ typedef struct cdch_report_meta {
                                 * their "shard" member) */
     const size_t *cell_index;  /* NULL, or per run cell its position in the whole matrix
                                 * plan (written as the cell's "index") */
+    const char *deployment_json; /* NULL, or a JSON object written as the top-level "deployment"
+                                * (matrix --pre-flip): {"preflip": preflip.json's object,
+                                * "estimates": [`estimate --json` object per capture]}; rendered
+                                * as the first sections of summary.md and report.html
+                                * (report_deploy.c: answers, evidence, estimate tables and
+                                * inline SVG charts) */
 } cdch_report_meta;
 
 /* Write report.json from the run, then render junit.xml, summary.md and

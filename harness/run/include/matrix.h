@@ -29,6 +29,16 @@
  *   quick:                              # --quick: the pull-request subset
  *     consumers: [...]                  # default: all of `consumers`
  *     scenarios: [crud-basic, ...]      # scenario names (file names without .yaml)
+ *   capture: [cap, nightly.yaml]        # a deployment's own streams (issue 27 item 3): capture
+ *                                       # directories (`cdcharness record`; served compressed at zstd
+ *                                       # level 3, MySQL's default, and uncompressed: cmd_matrix writes
+ *                                       # the scenario file) or scenario files naming a capture; each is
+ *                                       # a scenario of the run. `scenarios` is optional then.
+ *   estimate:                           # with --pre-flip, `cdcharness estimate` of each capture in the report
+ *     levels: 1-7                       # as `estimate --levels` (default 1-7); or a list [1, 3, 7]
+ *     link: 10mbit/20ms                 # as `estimate --link` (optional): catch-up over that link
+ *                                       # (syntax checked by cmd_matrix, which owns the link parsers,
+ *                                       # at estimate_link_line:estimate_link_col)
  */
 #ifndef CDCH_MATRIX_H
 #define CDCH_MATRIX_H
@@ -66,6 +76,15 @@ typedef struct cdch_matrix {
     size_t nquick_consumers;
     char **quick_scenarios; /* names */
     size_t nquick_scenarios;
+    /* capture: */
+    char **capture_dirs;      /* per capture entry: the capture directory (absolute) */
+    char **capture_scenarios; /* per capture entry: its scenario file (absolute), NULL for a bare directory */
+    size_t ncaptures;
+    /* estimate: (has_estimate false: absent; the defaults then) */
+    bool has_estimate;
+    char *estimate_levels;    /* "1-7" form, checked by cdch_estimate_parse_levels; default "1-7" */
+    char *estimate_link;      /* NULL: no catch-up */
+    size_t estimate_link_line, estimate_link_col; /* where `link` is, for cmd_matrix's message */
 } cdch_matrix;
 
 cdch_matrix *cdch_matrix_load(const char *path, cdch_err *err);
