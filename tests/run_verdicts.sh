@@ -458,6 +458,53 @@ echo "$out" | grep -q "silent-skip" || fail "bycause: an expect_by_scenario entr
 "$bin" run --consumers-dir "$work/cons" --consumer unexpl --scenario "$scenario" --expect manifest --quiet \
   --report-dir "$work/rc-unexpl" >/dev/null || fail "unexplained is a reserved cause needing no known_issues entry"
 
+# VERDICT|VERDICT: a race inside the consumer decides (the cause names it); either verdict meets, the
+# other is reported beside it; without a cause, or with one verdict twice, the manifest does not load
+for c in "racy:parse-failure|silent-skip planted-fault" "racyrev:silent-skip|parse-failure planted-fault" \
+         "racymiss:parse-failure|mismatch planted-fault" "racynocause:parse-failure|silent-skip" \
+         "racysame:silent-skip|silent-skip planted-fault"; do
+  fam=${c%%:*}
+  mkdir -p "$work/cons/$fam"
+  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+family: $fam
+source: files
+versions:
+  - version: "1"
+    expect: {uncompressed: pass, compressed: ${c#*:}}
+known_issues:
+  - {id: planted-fault, kind: consumer-defect, compression: true, summary: "drops compressed transactions",
+     evidence: "tests/consumers/_common/broken.py skip-compressed", versions: "*"}
+run: ["python3", "$src/tests/consumers/_common/broken.py", "skip-compressed"]
+EOF
+done
+"$bin" run --consumers-dir "$work/cons" --consumer racy --consumer racyrev --scenario "$scenario" --mode compressed \
+  --expect manifest --report-dir "$work/rc-racy" >"$work/rc-racy.txt" 2>&1 || fail "racy: either verdict meets: $(cat "$work/rc-racy.txt")"
+grep -q "ok silent-skip|parse-failure" "$work/rc-racy.txt" || fail "racy: the table shows both: $(cat "$work/rc-racy.txt")"
+python3 - "$work/rc-racy/report.json" <<'EOF2' || fail "racy: report.json expected/expected_also"
+import json, sys
+cells = {c["consumer"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+for fam in ("racy@1", "racyrev@1"):
+    c = cells[fam]
+    assert c["verdict"] == "silent-skip" and c["meets"], c
+    assert c["expected"] == "silent-skip" and c["expected_also"] == "parse-failure", c
+EOF2
+set +e
+"$bin" run --consumers-dir "$work/cons" --consumer racymiss --scenario "$scenario" --mode compressed \
+  --expect manifest --report-dir "$work/rc-racymiss" >"$work/rc-racymiss.txt" 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "NOT parse-failure|mismatch" "$work/rc-racymiss.txt" \
+  || fail "racymiss: neither verdict: not as expected, exit 1 (got $rc): $(cat "$work/rc-racymiss.txt")"
+for fam in racynocause racysame; do
+  set +e
+  out=$("$bin" run --consumers-dir "$work/cons" --consumer $fam --scenario "$scenario" --expect manifest --quiet \
+        --report-dir "$work/rc-$fam" 2>&1)
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$fam: must not load (exit $rc): $out"
+done
+echo "$out" | grep -q "VERDICT|VERDICT" || fail "racysame: the error says the form: $out"
+
 # a setup that fails is a harness-error, never the consumer's verdict
 mkdir -p "$work/cons/bad-setup"
 cat >"$work/cons/bad-setup/manifest.yaml" <<'EOF'

@@ -131,9 +131,10 @@ static void on_cell(void *ud, cdch_cell *c, size_t done, size_t total)
         if (done == total)
             fputc('\n', stderr);
     } else {
-        fprintf(stderr, "[%zu/%zu] %s@%s %s %s: %s (%s, expected %s) %.1f s · %zu failing · ~%s left\n", done, total,
+        fprintf(stderr, "[%zu/%zu] %s@%s %s %s: %s (%s, expected %s%s%s) %.1f s · %zu failing · ~%s left\n", done, total,
                 c->family, c->version, c->scenario, c->mode, cdch_verdict_name(c->verdict), meets ? "ok" : "FAIL",
-                cdch_verdict_name(c->expected), c->seconds, s->failing, left);
+                cdch_verdict_name(c->expected), c->expected_racy ? "|" : "",
+                c->expected_racy ? cdch_verdict_name(c->expected_other) : "", c->seconds, s->failing, left);
     }
     fflush(stderr);
 }

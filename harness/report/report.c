@@ -326,8 +326,9 @@ void cdch_report_table(cdch_run *r, FILE *f)
         cdch_cell *c = cdch_run_cell(r, i);
         char exp[64];
         /* a predicted expectation (a version the manifest does not pin, predict.h) is marked '~' */
-        snprintf(exp, sizeof exp, "%s %s%s", c->meets ? "ok" : "NOT",
-                 strcmp(c->expect_source, "predicted") == 0 ? "~" : "", cdch_verdict_name(c->expected));
+        snprintf(exp, sizeof exp, "%s %s%s%s%s", c->meets ? "ok" : "NOT",
+                 strcmp(c->expect_source, "predicted") == 0 ? "~" : "", cdch_verdict_name(c->expected),
+                 c->expected_racy ? "|" : "", c->expected_racy ? cdch_verdict_name(c->expected_other) : "");
         char detail[400] = "";
         if (c->compression_regression)
             snprintf(detail, sizeof detail, "[compression-regression] ");

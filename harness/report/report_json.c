@@ -275,6 +275,8 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         KV_STR(f, "verdict", cdch_verdict_name(c->verdict));
         fprintf(f, ",\"compression_regression\":%s", c->compression_regression ? "true" : "false");
         KV_STR(f, "expected", cdch_verdict_name(c->expected));
+        if (c->expected_racy) /* the manifest records two: a race inside the consumer decides (expect_cause) */
+            KV_STR(f, "expected_also", cdch_verdict_name(c->expected_other));
         KV_STR(f, "expect_source", c->expect_source);
         fprintf(f, ",\"meets\":%s", c->meets ? "true" : "false");
         char cls[300];

@@ -177,6 +177,7 @@ static bool match_family_variant(const char *pat, const cdch_cell *c)
 
 bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
 {
+    c->expected_racy = false;
     {
         const rule *base = NULL, *file = NULL, *fam = NULL;
         for (size_t k = 0; k < e->n; k++) {
@@ -209,7 +210,7 @@ bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
             const cdch_manifest_version *mv = e->manifests ? cdch_run_cell_version(r, c) : NULL;
             const char *mexp = mv ? cdch_manifest_expect_for(cdch_run_cell_manifest(r, c), mv, c->scenario, c->mode)
                                   : NULL;
-            cdch_verdict v;
+            cdch_verdict v, other;
             if (mv && mv->unpinned) {
                 /* not pinned: the verdict the known issues whose range holds it predict (predict.h); a
                  * local build by the library version its setup found */
@@ -226,8 +227,11 @@ bool cdch_expect_cell(const cdch_expect *e, const cdch_run *r, cdch_cell *c)
                 snprintf(c->expect_cause, sizeof c->expect_cause, "%s", pr.causes);
                 free(c->predict_in_range);
                 c->predict_in_range = cdch_xstrdup(pr.in_range);
-            } else if (mexp && cdch_verdict_parse(mexp, &v) == 0) {
-                c->expected = v;
+            } else if (mexp && cdch_verdict_parse_any(mexp, &v, &other) == 0) {
+                /* VERDICT|VERDICT: either meets; `expected` is the one the cell gave, when it gave one */
+                c->expected_racy = other != v;
+                c->expected = c->expected_racy && c->verdict == other ? other : v;
+                c->expected_other = c->expected == v ? other : v;
                 snprintf(c->expect_source, sizeof c->expect_source, "manifest");
                 const char *cause = cdch_manifest_cause_for(cdch_run_cell_manifest(r, c), mv, c->scenario, c->mode);
                 snprintf(c->expect_cause, sizeof c->expect_cause, "%s", cause ? cause : "");

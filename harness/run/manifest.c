@@ -101,20 +101,22 @@ static bool valid_id(const char *id)
     return *id != '\0';
 }
 
-/* "VERDICT [CAUSE...]" -> the verdict name and the causes ("id id", NULL
- * when none). Causes are checked against known_issues after the whole file
+/* "VERDICT[|VERDICT] [CAUSE...]" -> the verdict word and the causes ("id id",
+ * NULL when none; required with two verdicts). Causes are checked against known_issues after the whole file
  * is read (check_causes). */
 static int split_expectation(mctx *c, yaml_node_t *n, const char *text, char **verdict, char **cause)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", text);
     char *save = NULL, *w = strtok_r(buf, " \t", &save);
-    cdch_verdict v;
-    if (!w || cdch_verdict_parse(w, &v) != 0) {
-        char m[300];
-        snprintf(m, sizeof m, "'%s' must start with a verdict (%s)", text, cdch_verdict_names());
+    cdch_verdict v, other;
+    if (!w || cdch_verdict_parse_any(w, &v, &other) != 0) {
+        char m[400];
+        snprintf(m, sizeof m, "'%s' must start with a verdict (%s), or two distinct ones as VERDICT|VERDICT", text,
+                 cdch_verdict_names());
         return fail(c, n, "%s", m);
     }
+    bool racy = other != v;
     free(*verdict);
     *verdict = xstrdup(w);
     cdch_buf ids = CDCH_BUF_INIT;
@@ -126,6 +128,11 @@ static int split_expectation(mctx *c, yaml_node_t *n, const char *text, char **v
         if (ids.len)
             cdch_put_u8(&ids, ' ');
         cdch_put_bytes(&ids, w, strlen(w));
+    }
+    if (racy && !ids.len) {
+        cdch_buf_free(&ids);
+        return fail(c, n, "'%s': two verdicts (a race inside the consumer decides between them) need the known issue "
+                          "that describes the race among the causes", text);
     }
     free(*cause);
     *cause = ids.len ? xstrdup(cdch_buf_cstr(&ids)) : NULL;

@@ -173,7 +173,7 @@ static bool own_mode(const cdch_manifest *m, const cdch_manifest_version *p, con
     const char *causes = cdch_manifest_cause_for(m, p, scenario, mode);
     cdch_verdict v;
     size_t n = 0;
-    if (!e || cdch_verdict_parse(e, &v) != 0)
+    if (!e || cdch_verdict_parse_any(e, &v, NULL) != 0) /* VERDICT|VERDICT: its first */
         return false;
     return v == CDCH_VERDICT_PASS || (causes && all_in_range(m, causes, in, &n));
 }
@@ -222,7 +222,7 @@ void cdch_predict(const cdch_manifest *m, const char *version, const char *scena
                 const char *causes = cdch_manifest_cause_for(m, p, scenario, pmode);
                 cdch_verdict v;
                 size_t n = 0;
-                if (!e || !causes || cdch_verdict_parse(e, &v) != 0 || v == CDCH_VERDICT_PASS ||
+                if (!e || !causes || cdch_verdict_parse_any(e, &v, NULL) != 0 || v == CDCH_VERDICT_PASS ||
                     !all_in_range(m, causes, in, &n) || (cross && any_compression(m, causes)) ||
                     silenced(m, causes, scenario, mode) ||
                     (tier == 1 && (same || refuted(m, causes, variant, scenario, pmode))))

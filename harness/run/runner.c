@@ -952,8 +952,8 @@ static void estimate_cells(cdch_run *r)
         /* a cell the manifest expects to hang ends at its timeout: started last, it would be the
          * run's tail alone (zongji 0.5.1 checksum-none: 90 s) */
         const char *ex = cdch_manifest_expect_for(con->m, con->v, c->scenario, c->mode);
-        cdch_verdict ev;
-        if (ex && cdch_verdict_parse(ex, &ev) == 0 && ev == CDCH_VERDICT_HANG)
+        cdch_verdict ev, ev2;
+        if (ex && cdch_verdict_parse_any(ex, &ev, &ev2) == 0 && (ev == CDCH_VERDICT_HANG || ev2 == CDCH_VERDICT_HANG))
             guess += r->o.timeout_s;
         r->estimate[i] = guess;
         double cpu = -1; /* its CPU-seconds, as far as an earlier report tells (admit.h) */

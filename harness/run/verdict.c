@@ -27,6 +27,30 @@ int cdch_verdict_parse(const char *s, cdch_verdict *out)
     return -1;
 }
 
+int cdch_verdict_parse_any(const char *s, cdch_verdict *first, cdch_verdict *other)
+{
+    const char *bar = strchr(s, '|');
+    cdch_verdict a, b;
+    if (!bar) {
+        if (cdch_verdict_parse(s, &a) != 0)
+            return -1;
+        b = a;
+    } else {
+        char w[64];
+        size_t n = (size_t)(bar - s);
+        if (n >= sizeof w)
+            return -1;
+        memcpy(w, s, n);
+        w[n] = '\0';
+        if (cdch_verdict_parse(w, &a) != 0 || cdch_verdict_parse(bar + 1, &b) != 0 || a == b)
+            return -1;
+    }
+    *first = a;
+    if (other)
+        *other = b;
+    return 0;
+}
+
 const char *cdch_verdict_names(void)
 {
     return "pass, hang, no-resume, parse-failure, bad-checkpoint, reorder, duplicate, mismatch, announced-skip, "

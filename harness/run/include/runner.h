@@ -145,7 +145,10 @@ typedef struct cdch_cell {
     uint64_t stream_bytes, stream_events, stream_transactions, stream_compressed_transactions;
     char *cell_dir;                 /* report_dir/cells/... or NULL */
     /* expectation (filled by the caller, e.g. cmd_run) */
-    cdch_verdict expected;
+    cdch_verdict expected;          /* with expected_racy: the one of the two the verdict is (else the first) */
+    bool expected_racy;             /* the manifest records two verdicts, VERDICT|VERDICT: a race inside the
+                                     * consumer decides (its cause says which); either meets */
+    cdch_verdict expected_other;    /* with expected_racy: the other one */
     char expect_source[160];
     char expect_cause[256];         /* causes recorded with a manifest expectation ("id id"; "" when none) */
     char *predict_in_range;         /* unpinned, manifest expectation: the known issues whose range holds the

@@ -73,6 +73,11 @@ typedef enum cdch_verdict {
 
 const char *cdch_verdict_name(cdch_verdict v); /* "pass", "silent-skip", ... */
 int cdch_verdict_parse(const char *s, cdch_verdict *out); /* 0 ok, -1 unknown */
+/* A recorded expectation's verdict word: "VERDICT", or "VERDICT|VERDICT" for a
+ * cell whose outcome a race inside the consumer decides (two distinct verdicts,
+ * consumers/README.md "Expectations"). *first gets the first, *other the second
+ * (the first again when there is one; other may be NULL). 0 ok, -1 not that form. */
+int cdch_verdict_parse_any(const char *s, cdch_verdict *first, cdch_verdict *other);
 /* The list of names, "pass, parse-failure, ..." (for messages). */
 const char *cdch_verdict_names(void);
 /* True when `now` is worse than `base` (a harness-error is always worse,
