@@ -359,6 +359,43 @@ START_TEST(prefix_verdicts)
 }
 END_TEST
 
+/* Debezium 2.4-3.3 on a payload it cannot decode (consumers/debezium/manifest.yaml
+ * failure-drain-race): it logs where it failed ("Error during binlog processing ... near position"),
+ * then what failed ("Producer failure" with the exception naming TRANSACTION_PAYLOAD), and the rows
+ * of the transactions after the failure are delivered or not by a race inside the library. A
+ * consumer that stayed up gets one verdict either way: announced-skip. */
+#define DBZ_WHERE "{\"kind\":\"error\",\"message\":\"ERROR Error during binlog processing, near position = b.000001/2000\"}\n"
+#define DBZ_WHAT "{\"kind\":\"error\",\"message\":\"ERROR Producer failure / DebeziumException: Failed to deserialize data of EventHeaderV4{eventType=TRANSACTION_PAYLOAD}\"}\n"
+START_TEST(stopped_or_went_on_after_a_named_failure)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    cdch_outcome idle = outcome(CDCH_STOP_IDLE_AFTER_STREAM, -1);
+    idle.stream_delivered = true;
+    /* no row after the failure: the line that names the event decides, not the first line */
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n" DBZ_WHERE DBZ_WHAT, &obs);
+    ck_assert_uint_eq(d->tail, 3);
+    ck_assert_int_eq(judge(d, obs, idle, s, sizeof s), CDCH_VERDICT_ANNOUNCED_SKIP);
+    ck_assert_ptr_nonnull(strstr(s, "received the whole stream and went idle without txn 3*, 4*, 5"));
+    ck_assert_ptr_nonnull(strstr(s, "consumer said: ERROR Producer failure"));
+    /* the same lines from a consumer that exited: it stopped (parse-failure), as before */
+    ck_assert_int_eq(judge(d, obs, outcome(CDCH_STOP_EXITED, 1), NULL, 0), CDCH_VERDICT_PARSE_FAILURE);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* the later transaction delivered: holes 3 and 4, each announced by a line before it */
+    d = diff_of(O1 "\n" O2 "\n" DBZ_WHERE DBZ_WHAT O5 "\n", &obs);
+    ck_assert_uint_eq(d->holes, 2);
+    ck_assert_int_eq(judge(d, obs, idle, NULL, 0), CDCH_VERDICT_ANNOUNCED_SKIP);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+    /* a line that names no event leaves a stopped consumer a parse-failure */
+    d = diff_of(O1 "\n" O2 "\n" DBZ_WHERE, &obs);
+    ck_assert_int_eq(judge(d, obs, idle, NULL, 0), CDCH_VERDICT_PARSE_FAILURE);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
 START_TEST(duplicate_reorder_mismatch)
 {
     cdch_change_list *obs;
@@ -1548,6 +1585,7 @@ static Suite *suite(void)
     tcase_add_test(tc, in_order_pass);
     tcase_add_test(tc, skip_is_a_hole);
     tcase_add_test(tc, prefix_verdicts);
+    tcase_add_test(tc, stopped_or_went_on_after_a_named_failure);
     tcase_add_test(tc, duplicate_reorder_mismatch);
     tcase_add_test(tc, checkpoints);
     tcase_add_test(tc, paired_where_they_stand);

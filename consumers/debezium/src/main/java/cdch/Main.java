@@ -90,13 +90,29 @@ public final class Main {
             "^\\d\\d:\\d\\d:\\d\\d,\\d{3} (ERROR |\\[[^\\]]*\\] ERROR )|^SEVERE: ");
     static final int MAX_LOG_ERRORS = 5;
     static volatile Cell LIVE;
+    static StderrWatch WATCH;
+
+    // One log record = its line and, when it logged a throwable, the throwable's own first line
+    // ("io.debezium.DebeziumException: Failed to deserialize data of EventHeaderV4{... eventType=
+    // TRANSACTION_PAYLOAD ...}"), which the logger writes right after it (slf4j-simple, log4j,
+    // java.util.logging alike): the error line carries both, the library's words as it logged them
+    // (the stack frames are left to stderr). Which records are reported and how many is decided on
+    // the record's own line, as before. A record with no throwable goes out when the next line
+    // comes, or HOLD_MS later (a waiting thread, woken only while a record is pending).
+    static final long HOLD_MS = 50;
 
     static final class StderrWatch extends java.io.OutputStream {
         private final PrintStream err;
         private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        private String pending;    // an ERROR record's line, waiting for its throwable's line
+        private Cell pendingCell;
+        private long pendingAt;
 
         StderrWatch(PrintStream err) {
             this.err = err;
+            Thread t = new Thread(this::flusher, "cdch-stderr-watch");
+            t.setDaemon(true);
+            t.start();
         }
 
         @Override
@@ -115,7 +131,52 @@ public final class Main {
             err.flush();
         }
 
+        private synchronized void flusher() {
+            while (true) {
+                try {
+                    if (pending == null) {
+                        wait();
+                    } else {
+                        long left = pendingAt + HOLD_MS - System.currentTimeMillis();
+                        if (left > 0) {
+                            wait(left);
+                        } else {
+                            emit(null);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        // a throwable's first line: not indented, not a frame, not "Caused by"/"... n more", not the
+        // start of another log record (a time stamp, java.util.logging's date line or level)
+        static boolean throwableHeader(String l) {
+            return !l.isEmpty() && !Character.isWhitespace(l.charAt(0)) && !l.startsWith("Caused by")
+                    && !l.startsWith("...") && !l.matches("^\\d.*")
+                    && !l.matches("^[A-Z][a-z]{2} \\d\\d?, \\d{4} .*") && !l.matches("^[A-Z]+: .*")
+                    && l.matches("^[\\w$.]+(: .*)?$");
+        }
+
+        private void emit(String throwable) {
+            String msg = pending;
+            Cell c = pendingCell;
+            pending = null;
+            pendingCell = null;
+            if (msg != null && c == LIVE && !c.stopRequested) {
+                Out.error("consumer log: " + msg + (throwable == null ? "" : " / " + throwable.trim()));
+            }
+        }
+
         private void check(String l) {
+            if (pending != null) {
+                if (throwableHeader(l)) {
+                    emit(l);
+                    return;
+                }
+                emit(null);
+            }
             Cell c = LIVE;
             if (c == null || c.stopRequested || !ERROR_LINE.matcher(l).find()) {
                 return;
@@ -128,14 +189,23 @@ public final class Main {
                     return;
                 }
             }
-            Out.error("consumer log: " + msg);
+            pending = msg;
+            pendingCell = c;
+            pendingAt = System.currentTimeMillis();
+            notifyAll();
+        }
+
+        // what is pending goes out now: before the cell's own last lines (its error, "ended")
+        synchronized void drain() {
+            emit(null);
         }
     }
 
     public static void main(String[] args) throws Exception {
         // every line escapes strings as Jackson does (the change events are Jackson trees)
         Out.quoteWith(s -> s == null ? "null" : NF.textNode(s).toString());
-        System.setErr(new PrintStream(new StderrWatch(System.err), true, StandardCharsets.UTF_8));
+        WATCH = new StderrWatch(System.err);
+        System.setErr(new PrintStream(WATCH, true, StandardCharsets.UTF_8));
         String level = System.getenv("CDCH_DBZ_LOG");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level == null ? "warn" : level.toLowerCase());
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
@@ -365,6 +435,9 @@ public final class Main {
             String why = message != null ? message : "engine stopped";
             if (err != null) {
                 why += ": " + err + (rootCause(err) != err ? " / cause: " + rootCause(err) : "");
+            }
+            if (WATCH != null) {
+                WATCH.drain();
             }
             Out.error(why);
             return 1;
