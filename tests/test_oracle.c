@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "events.h"
 #include "oracle.h"
 #include "testutil.h"
 
@@ -60,6 +61,52 @@ START_TEST(missing_rows_silent_skip)
                   "%s", sum);
     static const char *const tail[] = {"r1 a", "r2 b", NULL}; /* the tail, idle after the whole stream */
     ck_assert_int_eq(judge(plain, tail, -1, NULL, 0), CDCH_VERDICT_SILENT_SKIP);
+}
+END_TEST
+
+/* An adapter's error lines count as the canonical judgement counts them (cdch_oracle_judge_said):
+ * a hole that a line names is announced, the tail it stopped at is its error. Without them (the
+ * sweep over the default matrix, reports/oracle-sweep.md group B) the differential said silent-skip
+ * where the canonical said announced-skip, and hang where the consumer had said why it stopped. */
+static cdch_verdict judge_said(const char *const *obs, const char *err_line, char *summary, size_t sumsz)
+{
+    cdch_oracle_lines *base = lines(NULL, plain), *rows = lines(NULL, obs);
+    cdch_change_list *said = cdch_changes_new();
+    ck_assert_int_eq(cdch_changes_add_line(said, err_line, strlen(err_line), false, NULL), 0);
+    ck_assert_uint_eq(said->nctl, 1);
+    cdch_outcome oc;
+    memset(&oc, 0, sizeof oc);
+    oc.reason = CDCH_STOP_IDLE_AFTER_STREAM;
+    oc.exit_status = -1;
+    oc.stream_delivered = true;
+    cdch_oracle_result res;
+    cdch_oracle_judge_said(base, rows, NULL, NULL, said, &oc, &res);
+    if (summary)
+        snprintf(summary, sumsz, "%s", res.summary);
+    cdch_verdict v = res.verdict;
+    free(res.summary);
+    free(res.detail);
+    free(res.warnings);
+    free(res.side);
+    cdch_diff_free(res.diff);
+    cdch_changes_free(said);
+    cdch_oracle_lines_free(base);
+    cdch_oracle_lines_free(rows);
+    return v;
+}
+
+START_TEST(adapter_error_lines_count)
+{
+    static const char *const hole[] = {"r1 a", "wm", NULL};
+    char sum[1024];
+    /* a line that names no event does not excuse a hole: still silent */
+    ck_assert_int_eq(judge_said(hole, "{\"kind\":\"error\",\"message\":\"something odd\"}", sum, sizeof sum),
+                     CDCH_VERDICT_SILENT_SKIP);
+    /* stopped where it said why (it stayed up, quiet): parse-failure, quoting it, as the canonical diff */
+    static const char *const tail[] = {"r1 a", "r2 b", NULL};
+    ck_assert_int_eq(judge_said(tail, "{\"kind\":\"error\",\"message\":\"decoder gave up\"}", sum, sizeof sum),
+                     CDCH_VERDICT_PARSE_FAILURE);
+    ck_assert_msg(strstr(sum, "consumer error: decoder gave up"), "%s", sum);
 }
 END_TEST
 
@@ -217,6 +264,7 @@ static Suite *suite(void)
     tcase_add_test(tc, equal_rows_pass);
     tcase_add_test(tc, missing_rows_silent_skip);
     tcase_add_test(tc, error_exit_parse_failure);
+    tcase_add_test(tc, adapter_error_lines_count);
     tcase_add_test(tc, changed_row_mismatch);
     tcase_add_test(tc, repeated_row_duplicate);
     tcase_add_test(tc, moved_row_reorder);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "announce.h"
 #include "buf.h"
 #include "jsonstr.h"
 #include "watermark.h"
@@ -527,8 +528,36 @@ char *cdch_oracle_side_json(const cdch_oracle_lines *base, const cdch_oracle_lin
 
 /* ---- the judgement ------------------------------------------------------------------- */
 
+/* The adapter's error lines on the missing transactions (diff.c does the same
+ * with the rows' positions; here rows are lines, so by what the lines say): a
+ * hole is reported by a line naming its event, the tail by the first line. */
+static void mark_reported(cdch_diff *d, const cdch_change_list *said)
+{
+    const char *first = NULL;
+    for (size_t k = 0; k < said->nctl && !first; k++)
+        if (said->ctl[k].kind == CDCH_CTL_ERROR)
+            first = said->ctl[k].message;
+    for (size_t i = 0; i < d->nmissing; i++) {
+        cdch_diff_txn *x = &d->missing[i];
+        const char *msg = x->hole ? NULL : first;
+        for (size_t k = 0; x->hole && k < said->nctl && !msg; k++)
+            if (said->ctl[k].kind == CDCH_CTL_ERROR &&
+                cdch_announce_names_event(said->ctl[k].message, x->compressed, x->partial_rows > 0))
+                msg = said->ctl[k].message;
+        if (msg)
+            x->reported = cdch_arena_strdup(&d->arena, msg);
+    }
+}
+
 void cdch_oracle_judge(const cdch_oracle_lines *base, const cdch_oracle_lines *rows, const cdch_change_list *expected,
                        const cdch_stream_index *idx, const cdch_outcome *oc, cdch_oracle_result *out)
+{
+    cdch_oracle_judge_said(base, rows, expected, idx, NULL, oc, out);
+}
+
+void cdch_oracle_judge_said(const cdch_oracle_lines *base, const cdch_oracle_lines *rows,
+                            const cdch_change_list *expected, const cdch_stream_index *idx,
+                            const cdch_change_list *said, const cdch_outcome *oc, cdch_oracle_result *out)
 {
     memset(out, 0, sizeof *out);
     static const cdch_oracle_lines none = {0};
@@ -536,8 +565,10 @@ void cdch_oracle_judge(const cdch_oracle_lines *base, const cdch_oracle_lines *r
         rows = &none;
     if (!oc->harness_error)
         out->diff = base ? cdch_oracle_diff(base, rows, expected, idx) : cdch_oracle_count_diff(rows, expected, idx);
+    if (out->diff && said)
+        mark_reported(out->diff, said);
     cdch_judgement j;
-    cdch_verdict_judge(out->diff, NULL, oc, &j);
+    cdch_verdict_judge(out->diff, said, oc, &j);
     out->verdict = j.verdict;
     out->classes = j.classes;
     size_t sl = strlen(j.summary) + 64;

@@ -30,7 +30,7 @@ bool cdch_oracle_may_start(const cdch_cell *cells, size_t ncells, const bool *fi
 }
 
 void cdch_oracle_judge_cell(cdch_cell *cells, size_t ncells, size_t i, const cdch_change_list *expected,
-                            const cdch_stream_index *idx, const cdch_outcome *oc_in)
+                            const cdch_stream_index *idx, const cdch_change_list *said, const cdch_outcome *oc_in)
 {
     cdch_cell *cell = &cells[i];
     const cdch_oracle_lines *base = NULL;
@@ -48,7 +48,7 @@ void cdch_oracle_judge_cell(cdch_cell *cells, size_t ncells, size_t i, const cdc
         }
     }
     cdch_oracle_result res;
-    cdch_oracle_judge(base, cell->rows, expected, idx, &oc, &res);
+    cdch_oracle_judge_said(base, cell->rows, expected, idx, said, &oc, &res);
     if (base) { /* only a plain cell's rows are compared with later: these go now */
         cdch_oracle_lines_free(cell->rows);
         cell->rows = NULL;

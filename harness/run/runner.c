@@ -1480,7 +1480,8 @@ static void judge_cell(cellrun *c)
     cdch_cell *cell = c->cell;
     if (cell->oracle != CDCH_ORACLE_CANONICAL) { /* against its own plain run (oracle_cell.h) */
         c->io.rows = NULL; /* the cell's, freed there once judged */
-        cdch_oracle_judge_cell(c->r->cells, c->r->ncells, c->ci, c->st->expected, &c->st->idx, &c->oc);
+        cdch_oracle_judge_cell(c->r->cells, c->r->ncells, c->ci, c->st->expected, &c->st->idx,
+                               cell->command ? NULL : c->obs, &c->oc);
         if (cell->oracle == CDCH_ORACLE_DIFFERENTIAL) {
             cell->seconds = now_s() - c->t0;
             return;

@@ -120,6 +120,15 @@ typedef struct cdch_oracle_result {
 void cdch_oracle_judge(const cdch_oracle_lines *base, const cdch_oracle_lines *rows, const cdch_change_list *expected,
                        const cdch_stream_index *idx, const cdch_outcome *oc, cdch_oracle_result *out);
 
+/* The same for an adapter, whose error lines (said: its change list's
+ * {"kind":"error"} lines; NULL for a program, whose lines are all rows) count
+ * as the canonical judgement counts them: a missing transaction after which
+ * later rows arrived is announced by an error line that names its event
+ * (announce.h), the ones where it stopped by its first error line. */
+void cdch_oracle_judge_said(const cdch_oracle_lines *base, const cdch_oracle_lines *rows,
+                            const cdch_change_list *expected, const cdch_stream_index *idx,
+                            const cdch_change_list *said, const cdch_outcome *oc, cdch_oracle_result *out);
+
 /* Whether a row line looks like the watermark row (watermark.h): it names
  * the watermark table. The runner's end-of-stream accelerator for programs
  * that print table names; a program that does not falls back to idleness. */

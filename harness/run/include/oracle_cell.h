@@ -28,8 +28,10 @@ bool cdch_oracle_may_start(const cdch_cell *cells, size_t ncells, const bool *fi
  * its stream's expected rows and index (transactions named). With
  * CDCH_ORACLE_DIFFERENTIAL the judgement is the cell's verdict; with
  * CDCH_ORACLE_BOTH it goes beside it (oracle_*). A compressed or flip cell's
- * rows are freed (only plain rows are compared with later). */
+ * rows are freed (only plain rows are compared with later). said: an
+ * adapter's change list, whose error lines count (cdch_oracle_judge_said);
+ * NULL for a program. */
 void cdch_oracle_judge_cell(cdch_cell *cells, size_t ncells, size_t i, const cdch_change_list *expected,
-                            const cdch_stream_index *idx, const cdch_outcome *oc);
+                            const cdch_stream_index *idx, const cdch_change_list *said, const cdch_outcome *oc);
 
 #endif
