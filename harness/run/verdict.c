@@ -270,7 +270,6 @@ static void details(const cdch_diff *d, const cdch_change_list *obs, const cdch_
 typedef struct judge_ctx {
     const cdch_diff *d;
     const cdch_outcome *o;
-    const cdch_change_list *obs; /* what the consumer printed (its error lines) */
     bool exited;         /* the adapter exited by itself */
     bool failed_exit;    /* ... with a signal or a status other than 0 */
     char exitmsg[400];   /* "exited with status N (stderr: LAST LINE)" when it exited, else "" */
@@ -348,19 +347,8 @@ static void judge_holes(judge_ctx *j)
 }
 
 /* The tail: nothing after it arrived. */
-/* The first error line that names the event of transaction t (announce.h), or NULL. */
-static const char *naming_line(const cdch_change_list *obs, const cdch_diff_txn *t)
-{
-    for (size_t k = 0; obs && k < obs->nctl; k++)
-        if (obs->ctl[k].kind == CDCH_CTL_ERROR &&
-            cdch_announce_names_event(obs->ctl[k].message, t->compressed, t->partial_rows > 0))
-            return obs->ctl[k].message;
-    return NULL;
-}
-
 static void judge_tail(judge_ctx *j)
 {
-    const char *named = NULL;
     const cdch_diff *d = j->d;
     const cdch_outcome *o = j->o;
     if (!d->tail)
@@ -398,17 +386,12 @@ static void judge_tail(judge_ctx *j)
               o->cut_file, (unsigned long long)o->cut_pos, where, cdch_stop_reason_name(o->reason),
               j->exited ? ", adapter " : "", j->exitmsg, msg ? "; consumer said: " : "", msg ? msg : "");
     } else if (msg && !j->exited && o->reason == CDCH_STOP_IDLE_AFTER_STREAM && o->stream_delivered &&
-               (named = naming_line(j->obs, first_tail))) {
-        /* it said it skips that event, stayed up and received everything after: rows lost, announced. Any
-         * of its error lines may say so: a library that logs where it failed before what failed (Debezium:
-         * "Error during binlog processing ... near position", then "Producer failure" with the exception
-         * naming TRANSACTION_PAYLOAD) is judged by what it said, not by the order of its lines; whether
-         * its later rows made it out before it stopped is a race in the library there (manifest
-         * failure-drain-race), and the verdict must not depend on it */
+               cdch_announce_names_event(msg, first_tail->compressed, first_tail->partial_rows > 0)) {
+        /* it said it skips that event, stayed up and received everything after: rows lost, announced */
         found(j, CDCH_VERDICT_ANNOUNCED_SKIP,
               "received the whole stream and went idle without txn %s, having said it skips that event; first: %s; "
               "consumer said: %s",
-              names, where, named);
+              names, where, msg);
     } else if (msg) {
         found(j, CDCH_VERDICT_PARSE_FAILURE, "stopped before %s: consumer error: %s", where, msg);
     } else if (j->exited && o->files_source && !j->failed_exit) {
@@ -544,7 +527,6 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
     memset(&j, 0, sizeof j);
     j.d = d;
     j.o = o;
-    j.obs = obs;
     judge_exit(&j);
     judge_holes(&j);
     judge_tail(&j);
