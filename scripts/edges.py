@@ -12,7 +12,9 @@ each range is right: a wrong range is a prediction that does not hold (summary.m
 The registries' version lists come from each manifest's `registry:` key ({maven: GROUP:ARTIFACT},
 or a list of them, {pypi: NAME}, {npm: NAME}, {go: MODULE}), asked with the ordinary clients
 (curl for Maven Central's maven-metadata.xml, pip, npm, go); --served FILE reads them from a JSON
-file {family: [versions]} instead (and --dump-served FILE writes what was fetched). The version
+file {family: [versions]} instead (and --dump-served FILE writes what was fetched). A manifest's
+`not_served: {VERSION: why}` names versions the registry lists but cannot install (a dependency it
+lacks): they are left out of the edges, the next served one taken instead. The version
 order and range grammar are harness/run/version.h's, mirrored here (--selftest checks they agree on
 tests/data/version-order.txt, which test_version.c reads too).
 
@@ -333,6 +335,9 @@ def main():
         else:
             continue
         fetched[fam] = versions
+        # versions the registry lists but cannot install (a dependency it lacks): never an edge
+        ns = {str(v) for v in (m.get("not_served") or {})}
+        versions = [v for v in versions if v not in ns]
         entries += edges_of(fam, m, versions)
     if a.dump_served:
         json.dump(fetched, open(a.dump_served, "w"), indent=1, sort_keys=True)
