@@ -19,18 +19,25 @@ static cdch_oracle_lines *lines(const cdch_oracle_filter *f, const char *const *
 }
 
 /* the verdict of rows `obs` against base `b` (b NULL: the plain cell, against nexp
- * expected rows), the adapter having been stopped after the whole stream went out */
-static cdch_verdict judge(const char *const *b, const char *const *obs, int exit_status, char *summary,
-                          size_t sumsz)
+ * expected rows), the adapter having been stopped after the whole stream went out; err_line:
+ * an adapter's {"kind":"error"} line judged with them (cdch_oracle_judge_said), or NULL */
+static cdch_verdict judge_with(const char *const *b, const char *const *obs, const char *err_line, int exit_status,
+                               char *summary, size_t sumsz)
 {
     cdch_oracle_lines *base = b ? lines(NULL, b) : NULL, *rows = lines(NULL, obs);
+    cdch_change_list *said = NULL;
+    if (err_line) {
+        said = cdch_changes_new();
+        ck_assert_int_eq(cdch_changes_add_line(said, err_line, strlen(err_line), false, NULL), 0);
+        ck_assert_uint_eq(said->nctl, 1);
+    }
     cdch_outcome oc;
     memset(&oc, 0, sizeof oc);
     oc.reason = exit_status >= 0 ? CDCH_STOP_EXITED : CDCH_STOP_IDLE_AFTER_STREAM;
     oc.exit_status = exit_status;
     oc.stream_delivered = true;
     cdch_oracle_result res;
-    cdch_oracle_judge(base, rows, NULL, NULL, &oc, &res);
+    cdch_oracle_judge_said(base, rows, NULL, NULL, said, &oc, &res);
     if (summary)
         snprintf(summary, sumsz, "%s", res.summary);
     cdch_verdict v = res.verdict;
@@ -39,9 +46,16 @@ static cdch_verdict judge(const char *const *b, const char *const *obs, int exit
     free(res.warnings);
     free(res.side);
     cdch_diff_free(res.diff);
+    cdch_changes_free(said);
     cdch_oracle_lines_free(base);
     cdch_oracle_lines_free(rows);
     return v;
+}
+
+static cdch_verdict judge(const char *const *b, const char *const *obs, int exit_status, char *summary,
+                          size_t sumsz)
+{
+    return judge_with(b, obs, NULL, exit_status, summary, sumsz);
 }
 
 static const char *const plain[] = {"r1 a", "r2 b", "r3 c", "r4 d", "wm", NULL};
@@ -68,43 +82,16 @@ END_TEST
  * a hole that a line names is announced, the tail it stopped at is its error. Without them (the
  * sweep over the default matrix, reports/oracle-sweep.md group B) the differential said silent-skip
  * where the canonical said announced-skip, and hang where the consumer had said why it stopped. */
-static cdch_verdict judge_said(const char *const *obs, const char *err_line, char *summary, size_t sumsz)
-{
-    cdch_oracle_lines *base = lines(NULL, plain), *rows = lines(NULL, obs);
-    cdch_change_list *said = cdch_changes_new();
-    ck_assert_int_eq(cdch_changes_add_line(said, err_line, strlen(err_line), false, NULL), 0);
-    ck_assert_uint_eq(said->nctl, 1);
-    cdch_outcome oc;
-    memset(&oc, 0, sizeof oc);
-    oc.reason = CDCH_STOP_IDLE_AFTER_STREAM;
-    oc.exit_status = -1;
-    oc.stream_delivered = true;
-    cdch_oracle_result res;
-    cdch_oracle_judge_said(base, rows, NULL, NULL, said, &oc, &res);
-    if (summary)
-        snprintf(summary, sumsz, "%s", res.summary);
-    cdch_verdict v = res.verdict;
-    free(res.summary);
-    free(res.detail);
-    free(res.warnings);
-    free(res.side);
-    cdch_diff_free(res.diff);
-    cdch_changes_free(said);
-    cdch_oracle_lines_free(base);
-    cdch_oracle_lines_free(rows);
-    return v;
-}
-
 START_TEST(adapter_error_lines_count)
 {
     static const char *const hole[] = {"r1 a", "wm", NULL};
     char sum[1024];
     /* a line that names no event does not excuse a hole: still silent */
-    ck_assert_int_eq(judge_said(hole, "{\"kind\":\"error\",\"message\":\"something odd\"}", sum, sizeof sum),
+    ck_assert_int_eq(judge_with(plain, hole, "{\"kind\":\"error\",\"message\":\"something odd\"}", -1, sum, sizeof sum),
                      CDCH_VERDICT_SILENT_SKIP);
     /* stopped where it said why (it stayed up, quiet): parse-failure, quoting it, as the canonical diff */
     static const char *const tail[] = {"r1 a", "r2 b", NULL};
-    ck_assert_int_eq(judge_said(tail, "{\"kind\":\"error\",\"message\":\"decoder gave up\"}", sum, sizeof sum),
+    ck_assert_int_eq(judge_with(plain, tail, "{\"kind\":\"error\",\"message\":\"decoder gave up\"}", -1, sum, sizeof sum),
                      CDCH_VERDICT_PARSE_FAILURE);
     ck_assert_msg(strstr(sum, "consumer error: decoder gave up"), "%s", sum);
 }
