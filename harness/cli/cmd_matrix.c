@@ -468,6 +468,13 @@ static const char *capture_label(const cdch_matrix *m, size_t i)
     return strncmp(d, m->dir, l) == 0 && d[l] == '/' ? d + l + 1 : d;
 }
 
+/* The last component of a path. */
+static const char *last_component(const char *p)
+{
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
 /* The scenario file of the matrix's i-th capture: the one it names, or for a
  * bare capture directory one written under the report directory
  * (captures/NAME.yaml: served compressed at zstd level 3, MySQL's default
@@ -483,12 +490,10 @@ static int capture_scenario(const matrix_args *a, const cdch_matrix *m, size_t i
     snprintf(dir, sizeof dir, "%s/captures", a->co.report_dir);
     if (cdch_mkdirs(dir, err) != 0)
         return -1;
-    const char *base = strrchr(m->capture_dirs[i], '/');
-    base = base ? base + 1 : m->capture_dirs[i];
+    const char *base = last_component(m->capture_dirs[i]);
     snprintf(out, outsz, "%s/%s.yaml", dir, base);
     for (size_t k = 0; k < i; k++) /* two captures of one name: the later one numbered */
-        if (!m->capture_scenarios[k] && strcmp(strrchr(m->capture_dirs[k], '/') ? strrchr(m->capture_dirs[k], '/') + 1
-                                                                                  : m->capture_dirs[k], base) == 0) {
+        if (!m->capture_scenarios[k] && strcmp(last_component(m->capture_dirs[k]), base) == 0) {
             snprintf(out, outsz, "%s/%s-%zu.yaml", dir, base, i + 1);
             break;
         }
