@@ -98,6 +98,7 @@ static cdch_outcome outcome(cdch_stop_reason r, int status)
     o.reason = r;
     o.exit_status = status;
     o.timeout_s = 60;
+    o.cut_nctl = SIZE_MAX;
     return o;
 }
 
@@ -871,6 +872,46 @@ START_TEST(worst_class_and_regression)
 }
 END_TEST
 
+/* Flink CDC 3.0.1 on restart-by-gtid-set compressed: it lets every payload go without a word; the
+ * harness's cut truncates a later payload, the binlog client fails to decode it (an error naming
+ * TRANSACTION_PAYLOAD), the job restarts and reads on. That line is about the cut: it does not announce
+ * the transaction delivered whole before the cut and never emitted. */
+START_TEST(words_after_a_harness_cut_announce_nothing_before_it)
+{
+    cdch_change_list *obs;
+    char s[1024];
+    cdch_diff *d = diff_of(O1 "\n" O2 "\n"
+                           "{\"kind\":\"error\",\"message\":\"Failed to deserialize data of EventHeaderV4{eventType="
+                           "TRANSACTION_PAYLOAD, nextPosition=4000}: EOFException\"}\n" O5 "\n",
+                           &obs);
+    cdch_outcome oc = outcome(CDCH_STOP_DONE, -1);
+    oc.harness_cut = true;
+    snprintf(oc.cut_file, sizeof oc.cut_file, "b.000001");
+    oc.cut_pos = 3000; /* txn 3 went whole, txn 4's payload was cut */
+    oc.cut_nctl = 0;   /* the line came after the harness released the cut */
+    cdch_judgement j;
+    cdch_verdict_judge(d, obs, &oc, &j);
+    ck_assert_int_eq(j.verdict, CDCH_VERDICT_SILENT_SKIP);
+    ck_assert_uint_eq(j.classes, CDCH_CLASS(CDCH_VERDICT_SILENT_SKIP) | CDCH_CLASS(CDCH_VERDICT_ANNOUNCED_SKIP));
+    ck_assert_msg(strncmp(j.summary, "1 transaction(s) missing while later ones arrived: txn 3* ",
+                          strlen("1 transaction(s) missing while later ones arrived: txn 3* ")) == 0,
+                  "%s", j.summary);
+    cdch_judgement_free(&j);
+    /* said before the cut's release: it is the consumer's own word on txn 3 */
+    oc.cut_nctl = 1;
+    ck_assert_int_eq(judge(d, obs, oc, s, sizeof s), CDCH_VERDICT_ANNOUNCED_SKIP);
+    /* no hold (the release is not known): every line counts, as before */
+    oc.cut_nctl = SIZE_MAX;
+    ck_assert_int_eq(judge(d, obs, oc, s, sizeof s), CDCH_VERDICT_ANNOUNCED_SKIP);
+    /* the consumer had failed before the cut: judged as if there were no cut */
+    oc.cut_nctl = 0;
+    oc.cut_after_error = true;
+    ck_assert_int_eq(judge(d, obs, oc, s, sizeof s), CDCH_VERDICT_ANNOUNCED_SKIP);
+    cdch_diff_free(d);
+    cdch_changes_free(obs);
+}
+END_TEST
+
 START_TEST(no_resume_after_a_harness_cut)
 {
     cdch_change_list *obs;
@@ -1607,6 +1648,7 @@ static Suite *suite(void)
     tcase_add_test(tc, errors_are_warnings_on_a_complete_stream);
     tcase_add_test(tc, worst_class_and_regression);
     tcase_add_test(tc, no_resume_after_a_harness_cut);
+    tcase_add_test(tc, words_after_a_harness_cut_announce_nothing_before_it);
     tcase_add_test(tc, key_update_as_delete_insert);
     tcase_add_test(tc, images_on_demand);
     tcase_add_test(tc, prepared_keys_shared);

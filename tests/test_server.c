@@ -1922,8 +1922,10 @@ END_TEST
 
 /* hold_end_marker (runner.h): an in-process primary started with a mark sends every event before
  * the marked transaction, then holds the dump, whatever the client does, until the harness
- * releases it; then the marked transaction follows, from its first byte. */
-START_TEST(end_marker_held_until_released)
+ * releases it; then the marked transaction follows, from its first byte. While held it sends what
+ * an idle source sends: nothing to a replica that set no heartbeat period, a heartbeat each period
+ * (at the hold's position) to one that did. */
+static void end_marker_held(bool heartbeats)
 {
     cdch_err err;
     tu_stream ts;
@@ -1939,6 +1941,8 @@ START_TEST(end_marker_held_until_released)
     ck_assert_msg(mysql_real_connect(m, "127.0.0.1", CDCH_PRIMARY_USER, CDCH_PRIMARY_PASSWORD, NULL,
                                      cdch_primary_port(prim), NULL, 0) != NULL, "%s", mysql_error(m));
     ck_assert_int_eq(mysql_query(m, "SET @master_binlog_checksum = 'CRC32'"), 0);
+    if (heartbeats)
+        ck_assert_int_eq(mysql_query(m, "SET @master_heartbeat_period = 100000000"), 0);
     int fd = (int)mysql_get_socket(m);
     uint8_t d[64] = {0x12, 4, 0, 0, 0, 0, 0, 100, 0, 0, 0};
     memcpy(d + 11, "binlog.000001", 13);
@@ -1958,9 +1962,24 @@ START_TEST(end_marker_held_until_released)
         }
         next = cdch_le32(b + 1 + 13);
     }
-    /* held: nothing more arrives, and the primary says so */
+    /* held: nothing more arrives but heartbeats, and the primary says so */
     struct pollfd p = {fd, POLLIN, 0};
-    ck_assert_int_eq(poll(&p, 1, 700), 0);
+    if (!heartbeats) {
+        ck_assert_int_eq(poll(&p, 1, 700), 0);
+    } else {
+        for (int hb = 0; hb < 3; hb++) {
+            ck_assert_int_eq(poll(&p, 1, 5000), 1);
+            ssize_t n = raw_read(fd, b, 1 << 24, NULL);
+            ck_assert_msg(n > 20 && b[0] == 0x00, "the dump ended while held");
+            ck_assert_msg(b[5] == CDCH_EV_HEARTBEAT, "event type %u while held", b[5]);
+            /* log_pos and the body's file name: where the hold is */
+            ck_assert_uint_eq(cdch_le32(b + 1 + 13), mark->start);
+            size_t nl = (size_t)n - 1 - 19 - 4;
+            ck_assert_uint_eq(nl, strlen(mark->file));
+            ck_assert(memcmp(b + 1 + 19, mark->file, nl) == 0);
+            ck_assert(cdch_primary_mark_held(prim));
+        }
+    }
     ck_assert(cdch_primary_mark_held(prim));
     cdch_primary_release_mark(prim);
     ssize_t n = raw_read(fd, b, 1 << 24, NULL);
@@ -1978,6 +1997,17 @@ START_TEST(end_marker_held_until_released)
     cdch_primary_stop(prim);
     cdch_stream_index_free(&idx);
     tu_stream_free(&ts);
+}
+
+START_TEST(end_marker_held_until_released)
+{
+    end_marker_held(false);
+}
+END_TEST
+
+START_TEST(end_marker_held_with_heartbeats)
+{
+    end_marker_held(true);
 }
 END_TEST
 
@@ -2013,6 +2043,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_clients_beside_a_dump);
     tcase_add_test(tc, attach_catalogue_and_start);
     tcase_add_test(tc, end_marker_held_until_released);
+    tcase_add_test(tc, end_marker_held_with_heartbeats);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1444,6 +1444,8 @@ static void find_missing(ctx *c)
         } else {
             cdch_diff_txn x = c->txns[t];
             x.rows_missing = tmiss[t];
+            x.reported = NULL;
+            x.reported_ctl = SIZE_MAX;
             size_t later = after_min[t];
             bool inner = false; /* a matched row after a missing one inside this txn */
             bool seen_missing = false;
@@ -1494,6 +1496,7 @@ static void find_missing(ctx *c)
             e++;
         if (e < c->O->nctl && c->O->ctl[e].at <= hole_hi[i]) {
             x->reported = adup(d, c->O->ctl[e].message, strlen(c->O->ctl[e].message));
+            x->reported_ctl = e;
             used[e++] = 1;
             continue;
         }
@@ -1501,17 +1504,23 @@ static void find_missing(ctx *c)
             if (c->O->ctl[k].kind == CDCH_CTL_ERROR &&
                 cdch_announce_names_event(c->O->ctl[k].message, x->compressed, x->partial_rows > 0)) {
                 x->reported = adup(d, c->O->ctl[k].message, strlen(c->O->ctl[k].message));
+                x->reported_ctl = k;
                 used[k] = 1;
                 break;
             }
     }
     const char *stop_msg = NULL;
+    size_t stop_k = SIZE_MAX;
     for (size_t k = 0; k < c->O->nctl && !stop_msg; k++)
-        if (c->O->ctl[k].kind == CDCH_CTL_ERROR && !used[k])
+        if (c->O->ctl[k].kind == CDCH_CTL_ERROR && !used[k]) {
             stop_msg = adup(d, c->O->ctl[k].message, strlen(c->O->ctl[k].message));
+            stop_k = k;
+        }
     for (size_t i = 0; i < d->nmissing; i++)
-        if (!d->missing[i].hole)
+        if (!d->missing[i].hole) {
             d->missing[i].reported = stop_msg;
+            d->missing[i].reported_ctl = stop_k;
+        }
     free(used);
     free(hole_hi);
     free(first);

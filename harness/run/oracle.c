@@ -214,6 +214,7 @@ static bool row_compressed(const rowmap *m, size_t i) { return m->aligned && m->
 static void fill_txn(cdch_diff *d, const rowmap *m, size_t i, cdch_diff_txn *t)
 {
     memset(t, 0, sizeof *t);
+    t->reported_ctl = SIZE_MAX;
     t->txn = row_txn(m, i);
     t->compressed = row_compressed(m, i);
     t->exp_line = (uint64_t)i + 1;
@@ -533,19 +534,21 @@ char *cdch_oracle_side_json(const cdch_oracle_lines *base, const cdch_oracle_lin
  * hole is reported by a line naming its event, the tail by the first line. */
 static void mark_reported(cdch_diff *d, const cdch_change_list *said)
 {
-    const char *first = NULL;
-    for (size_t k = 0; k < said->nctl && !first; k++)
+    size_t first = SIZE_MAX;
+    for (size_t k = 0; k < said->nctl && first == SIZE_MAX; k++)
         if (said->ctl[k].kind == CDCH_CTL_ERROR)
-            first = said->ctl[k].message;
+            first = k;
     for (size_t i = 0; i < d->nmissing; i++) {
         cdch_diff_txn *x = &d->missing[i];
-        const char *msg = x->hole ? NULL : first;
-        for (size_t k = 0; x->hole && k < said->nctl && !msg; k++)
+        size_t at = x->hole ? SIZE_MAX : first;
+        for (size_t k = 0; x->hole && k < said->nctl && at == SIZE_MAX; k++)
             if (said->ctl[k].kind == CDCH_CTL_ERROR &&
                 cdch_announce_names_event(said->ctl[k].message, x->compressed, x->partial_rows > 0))
-                msg = said->ctl[k].message;
-        if (msg)
-            x->reported = cdch_arena_strdup(&d->arena, msg);
+                at = k;
+        if (at != SIZE_MAX) {
+            x->reported = cdch_arena_strdup(&d->arena, said->ctl[at].message);
+            x->reported_ctl = at;
+        }
     }
 }
 

@@ -1568,6 +1568,7 @@ static void run_cell_steps(cdch_run *r, size_t ci, wstate *ws)
     if (c.prim) {
         c.oc.harness_cut = cdch_primary_last_cut(c.prim, c.oc.cut_file, sizeof c.oc.cut_file, &c.oc.cut_pos);
         c.oc.cut_after_error = w.cut_after_error;
+        c.oc.cut_nctl = w.cut_nctl;
     }
     cdch_primary_stop(c.prim);
     close_logs(&c);

@@ -4,6 +4,7 @@
 #include "announce.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,6 +152,20 @@ static bool before_cut(const cdch_diff_txn *t, const cdch_outcome *o)
     return c < 0 || (c == 0 && t->end <= o->cut_pos);
 }
 
+/* What the consumer said of missing transaction t, as the verdict counts it.
+ * After a cut the harness caused (not after the consumer's own failure), a
+ * line printed after the harness released the cut does not announce a
+ * transaction delivered whole before it: that line is about the cut (the
+ * lost connection, an event the cut truncated), and the consumer had already
+ * let what it received whole go without a word. */
+static const char *said(const cdch_diff_txn *t, const cdch_outcome *o)
+{
+    if (t->reported && o->harness_cut && !o->cut_after_error && o->cut_nctl != SIZE_MAX &&
+        t->reported_ctl != SIZE_MAX && t->reported_ctl >= o->cut_nctl && before_cut(t, o))
+        return NULL;
+    return t->reported;
+}
+
 /* Which missing transactions name_missing names. */
 typedef enum { NAME_HOLES_SILENT, NAME_HOLES_SAID, NAME_TAIL, NAME_TAIL_BEFORE_CUT, NAME_TAIL_AFTER_CUT } name_which;
 
@@ -167,8 +182,8 @@ static size_t name_missing(const cdch_diff *d, const cdch_outcome *o, name_which
         *first = NULL;
     for (size_t i = 0; i < d->nmissing; i++) {
         const cdch_diff_txn *t = &d->missing[i];
-        bool pick = which == NAME_HOLES_SILENT ? t->hole && !t->reported
-                  : which == NAME_HOLES_SAID   ? t->hole && t->reported
+        bool pick = which == NAME_HOLES_SILENT ? t->hole && !said(t, o)
+                  : which == NAME_HOLES_SAID   ? t->hole && said(t, o)
                   : which == NAME_TAIL         ? !t->hole
                                         : !t->hole && before_cut(t, o) == (which == NAME_TAIL_BEFORE_CUT);
         if (!pick)
@@ -320,7 +335,7 @@ static void judge_holes(judge_ctx *j)
         const cdch_diff_txn *t = &d->missing[i];
         if (!t->hole)
             continue;
-        if (t->reported) {
+        if (said(t, j->o)) {
             said_holes++;
             if (!first_said)
                 first_said = t;
@@ -342,7 +357,7 @@ static void judge_holes(judge_ctx *j)
         found(j, CDCH_VERDICT_ANNOUNCED_SKIP,
               "%zu transaction(s) missing while later ones arrived, announced by the consumer: txn %s; first: %s; "
               "consumer said: %s",
-              said_holes, names, where, first_said->reported);
+              said_holes, names, where, said(first_said, j->o));
     }
 }
 
@@ -363,12 +378,12 @@ static void judge_tail(judge_ctx *j)
     bool cut = o->harness_cut && !o->cut_after_error;
     if (cut && name_missing(d, o, NAME_TAIL_BEFORE_CUT, cutnames, sizeof cutnames, &first_cut)) {
         txn_line(first_cut, where, sizeof where);
-        if (first_cut->reported &&
-            cdch_announce_names_event(first_cut->reported, first_cut->compressed, first_cut->partial_rows > 0))
+        const char *cut_said = said(first_cut, o);
+        if (cut_said && cdch_announce_names_event(cut_said, first_cut->compressed, first_cut->partial_rows > 0))
             found(j, CDCH_VERDICT_ANNOUNCED_SKIP,
                   "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "
                   "emitted; the consumer had said it skips that event; first: %s; consumer said: %s",
-                  cutnames, o->cut_file, (unsigned long long)o->cut_pos, where, first_cut->reported);
+                  cutnames, o->cut_file, (unsigned long long)o->cut_pos, where, cut_said);
         else
             found(j, CDCH_VERDICT_SILENT_SKIP,
                   "txn %s were delivered whole before the disconnection the harness caused (%s:%llu) and never "

@@ -1,6 +1,7 @@
 /* waits.c — see waits.h. */
 #include "waits.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ void cdch_waits_init(cdch_waits *w, const cdch_waits_cfg *cfg, double t0)
     w->hold_own = -1;
     w->cut_idle_own = -1;
     w->wm_own = -1;
+    w->cut_nctl = SIZE_MAX; /* no cut released here: every line counts */
 }
 
 double cdch_waits_own_seconds(const cdch_waits *w) { return w->own; }
@@ -113,8 +115,12 @@ static void release_held_cut(cdch_waits *w, const cdch_waits_view *v, double t)
     bool emitted = v->rows >= w->hold_need && quiet >= 0.3;
     bool spoke = got_error(v->obs);
     double q = w->cfg.hold_quiet_s;
-    if (emitted || spoke || (quiet >= q && w->own - w->hold_own >= q)) {
+    /* a consumer never quiet (a JVM's own ticks) had its chance after five times that of its own time
+     * without a line */
+    double since = w->own_line > w->hold_own ? w->own_line : w->hold_own;
+    if (emitted || spoke || (quiet >= q && w->own - w->hold_own >= q) || w->own - since >= 5 * q) {
         w->cut_after_error = spoke;
+        w->cut_nctl = v->obs->nctl;
         cdch_primary_release_cut(v->prim);
         w->cut_released = true;
     }
@@ -132,6 +138,9 @@ static void release_held_mark(cdch_waits *w, const cdch_waits_view *v, double t)
     if (quiet_for(w, v, t) >= (got_error(v->obs) ? w->cfg.hold_quiet_s : 0.3)) {
         cdch_primary_release_mark(v->prim);
         w->mark_released = true;
+        /* the stream's end goes out only now: rule 6's window starts again here (the look that released
+         * it would otherwise stop the cell at once, before the consumer read the watermark) */
+        w->delivered = false;
     }
 }
 
@@ -157,7 +166,9 @@ static bool went_idle(cdch_waits *w, const cdch_waits_view *v, double t)
 {
     double win = w->cfg.idle_after_s;
     uint64_t sent = cdch_primary_events_sent(v->prim);
-    if (!w->delivered && sent >= v->stream_events) {
+    /* never while a dump waits before the end marker: the count spans every dump connection (one that
+     * reconnected and was sent the stream again reaches the count with the end still held) */
+    if (!w->delivered && sent >= v->stream_events && !cdch_primary_mark_held(v->prim)) {
         w->delivered = true;
         w->deliv_own = w->own;
     }

@@ -11,7 +11,8 @@
  * with heartbeats to move its position). At the end of the last file a
  * non-blocking dump sends EOF; a blocking one waits, sending heartbeats each
  * @source_heartbeat_period nanoseconds, until the client goes away or the
- * server stops. Errors are ERR 1236 with MySQL's messages (and MySQL's
+ * server stops; a dump the harness holds (a fault's cut, the end marker)
+ * sends the same heartbeats while it waits. Errors are ERR 1236 with MySQL's messages (and MySQL's
  * "; the first event ..." suffix when a file was open). MySQL ends the
  * session after a dump whatever happened, so the dumps always return 1
  * (or -1 on a write error) and the caller closes the connection.
@@ -408,13 +409,42 @@ static send_rc send_unknown_event(dump *d, uint32_t log_pos)
     return rc;
 }
 
+static send_rc send_heartbeat(dump *d, uint64_t pos);
+
+/* A dump waiting at a hold, for hold_tick. */
+typedef struct hold_ctx {
+    dump *d;
+    uint64_t pos; /* the end of the last event sent */
+} hold_ctx;
+
+/* While the harness holds the stream the replica hears what it hears from
+ * an idle source: a heartbeat each period it asked for (none when it asked
+ * for none). A library that counts a connection lost after its keep-alive
+ * interval without an event (BinaryLogClient.java:852-882 in 0.27.2, 60 s
+ * by default, in wall time) would otherwise reconnect before the hold ends,
+ * and the verdict would depend on how long a loaded machine made it. */
+static bool hold_tick(void *arg)
+{
+    hold_ctx *hc = arg;
+    dump *d = hc->d;
+    if (d->hb_period_ns == 0 || !d->f || cdch_now_ns() - d->last_sent_ns < d->hb_period_ns)
+        return true;
+    return send_heartbeat(d, hc->pos) == SEND_OK;
+}
+
+static bool hold_at(dump *d, srv_hold *h, uint64_t pos)
+{
+    hold_ctx hc = {d, pos};
+    return srv_hold_at(d->srv, h, d->c, d->f ? d->f->name : "", pos, hold_tick, &hc);
+}
+
 /* Everything sent so far goes out, then the dump waits at hold h until the
  * harness releases it (server.h hold_cut, hold_before_*). */
 static send_rc hold_here(dump *d, srv_hold *h, uint64_t pos)
 {
     if (out_flush(d) != 0)
         return SEND_FAIL;
-    if (!srv_hold_at(d->srv, h, d->c, d->f ? d->f->name : "", pos)) {
+    if (!hold_at(d, h, pos)) {
         d->gone = true;
         return SEND_STOP;
     }
@@ -508,7 +538,7 @@ static send_rc send_event(dump *d, uint8_t *ev, size_t len, bool counted)
         d->nbytes += len;
     if (close_after) {
         if (out_flush(d) == 0 && d->faults && d->faults->hold_cut &&
-            !srv_hold_at(d->srv, &d->srv->cut_hold, d->c, d->f ? d->f->name : "", end_pos)) {
+            !hold_at(d, &d->srv->cut_hold, end_pos)) {
             d->gone = true;
             return SEND_STOP;
         }

@@ -69,7 +69,8 @@ void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos)
     pthread_mutex_unlock(&srv->mu);
 }
 
-bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *file, uint64_t pos)
+bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *file, uint64_t pos,
+                 bool (*tick)(void *arg), void *arg)
 {
     pthread_mutex_lock(&srv->mu);
     snprintf(h->file, sizeof h->file, "%s", file ? file : "");
@@ -83,6 +84,10 @@ bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *
         pthread_mutex_unlock(&srv->mu);
         if (released)
             break;
+        if (tick && !tick(arg)) { /* the dump could not write to its peer */
+            ok = false;
+            break;
+        }
         int w = conn_wait(c, 20);
         if (w == 1) { /* the peer went (or the server stops) before the harness cut */
             ok = false;

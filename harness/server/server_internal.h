@@ -188,13 +188,13 @@ typedef enum srv_stat {
 void srv_stat_add(struct cdch_server *srv, srv_stat which, uint64_t n);
 /* dump.c: a fault closed a dump connection; file:pos ends the last complete event sent. */
 void srv_note_cut(struct cdch_server *srv, const char *file, uint64_t pos);
-/* dump.c (faults.hold_cut): hold at file:pos until released; false when the
- * server stops or the peer goes first. */
-/* Wait (the dump's connection open, nothing sent) until the harness releases
- * hold h (cdch_server_release_cut / _release_mark); false when the peer went
- * or the server stops first. file:pos is where the dump stands, for the
- * harness to see. */
-bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *file, uint64_t pos);
+/* Wait (the dump's connection open, no event of the stream sent) until the
+ * harness releases hold h (cdch_server_release_cut / _release_mark); false
+ * when the peer went or the server stops first, or when tick (called every
+ * 20 ms when not NULL; dump.c sends its heartbeats from it) returns false.
+ * file:pos is where the dump stands, for the harness to see. */
+bool srv_hold_at(struct cdch_server *srv, srv_hold *h, srv_conn *c, const char *file, uint64_t pos,
+                 bool (*tick)(void *arg), void *arg);
 /* KILL: shut down connection `id`'s socket (its thread then ends). 0, or -1 if no such connection. */
 int srv_kill(struct cdch_server *srv, uint32_t id);
 /* One connection's whole session on c->fd: handshake and authentication,

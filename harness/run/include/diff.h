@@ -146,6 +146,7 @@ typedef struct cdch_diff_txn {
     uint64_t exp_line;     /* line of its first row in expected.jsonl */
     bool hole;             /* missing, and a later transaction arrived */
     const char *reported;  /* the consumer's error message around it (NULL: none) */
+    size_t reported_ctl;   /* that line's index in the observed control lines (SIZE_MAX: none) */
 } cdch_diff_txn;
 
 typedef struct cdch_diff_mismatch {

@@ -121,6 +121,8 @@ typedef struct cdch_outcome {
     bool cut_after_error;     /* the consumer had printed an error line before the cut (its own failure) */
     char cut_file[256];       /* then: the last complete event sent before the cut ended here */
     uint64_t cut_pos;
+    size_t cut_nctl;          /* then: the observed control lines printed before the harness released the
+                               * cut (SIZE_MAX: not known, every line counts) */
 } cdch_outcome;
 
 typedef struct cdch_judgement {

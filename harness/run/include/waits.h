@@ -33,14 +33,20 @@
  *   4. a scenario fault's cut, held by the primary until the consumer
  *      emitted the rows of every transaction it received whole, printed an
  *      error, or was quiet for hold_quiet_s (hold_quiet_s of own time since
- *      the hold began): released; the end marker (hold_end_marker) is held
- *      until it was quiet 0.3 s (hold_quiet_s after an error line);
+ *      the hold began), or printed no line for 5 x hold_quiet_s of own time
+ *      (a consumer never quiet): released; the end marker (hold_end_marker)
+ *      is held until it was quiet 0.3 s (hold_quiet_s after an error line).
+ *      While held, the primary sends the heartbeats an idle source sends
+ *      (server.h), so a library's keep-alive never counts a hold as a lost
+ *      connection. The lines printed before the cut's release are counted
+ *      (cut_nctl): what a consumer says after it is about the cut;
  *   5. the cut was released and no dump connection streams: not resumed
  *      after resume_wait_s of own time without a connection or a line, while
  *      quiet (a consumer reconnecting is busy); or after timeout_s of its
  *      CPU-seconds spent without either;
- *   6. (server) the whole stream was sent and it was quiet for idle_after_s,
- *      idle_after_s of own time after the last event went out; or it printed
+ *   6. (server) the whole stream was sent (the end marker released) and it
+ *      was quiet for idle_after_s, idle_after_s of own time after the last
+ *      event went out or the marker's release; or it printed
  *      an error and then was quiet (or, retrying for ever, printed nothing and
  *      read nothing for 5 x idle_after_s of own time): idle after stream;
  *   7. hang: no line for timeout_s of own time while quiet for 2 s (blocked),
@@ -101,6 +107,7 @@ typedef struct cdch_waits {
     double hold_own;      /* own time the fault's cut began to be held (-1: not yet) */
     size_t hold_need;     /* rows of the transactions delivered whole before the cut */
     bool cut_released, cut_after_error, mark_released;
+    size_t cut_nctl;      /* control lines (errors among them) printed before the cut's release */
     bool delivered;       /* the primary sent the whole stream */
     double deliv_own;
     uint64_t last_sent;

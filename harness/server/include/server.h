@@ -40,7 +40,9 @@ typedef struct cdch_server_faults {
                                    * when the consumer has had its chance to act on what it received) */
     const char *hold_before_file; /* with hold_before_pos: a dump that reaches the event starting at
                                    * hold_before_file:hold_before_pos (the harness's end marker) sends everything
-                                   * before it, then waits until cdch_server_release_mark; NULL = never */
+                                   * before it, then waits until cdch_server_release_mark; NULL = never.
+                                   * A held dump sends what an idle source sends: a heartbeat each
+                                   * @source_heartbeat_period the replica set (dump.c hold_tick) */
     uint64_t hold_before_pos;
 } cdch_server_faults;
 

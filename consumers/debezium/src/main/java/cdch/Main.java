@@ -94,60 +94,62 @@ public final class Main {
 
     // One log record = its line and, when it logged a throwable, the throwable's own first line
     // ("io.debezium.DebeziumException: Failed to deserialize data of EventHeaderV4{... eventType=
-    // TRANSACTION_PAYLOAD ...}"), which the logger writes right after it (slf4j-simple, log4j,
-    // java.util.logging alike): the error line carries both, the library's words as it logged them
+    // TRANSACTION_PAYLOAD ...}"): the error line carries both, the library's words as it logged them
     // (the stack frames are left to stderr). Which records are reported and how many is decided on
-    // the record's own line, as before. A record with no throwable goes out when the next line
-    // comes, or HOLD_MS later (a waiting thread, woken only while a record is pending).
-    static final long HOLD_MS = 50;
-
+    // the record's own line. A logger writes a record's throwable on the record's own thread, right
+    // after its line, and flushes the stream at the record's end: slf4j-simple's SimpleLogger.write
+    // (println, writeThrowable, flush), log4j 1.2's WriterAppender (the layout, the throwable, then
+    // a flush: immediateFlush is the default) and java.util.logging's ConsoleHandler.publish (the
+    // formatted record with its throwable, then flush). So a record is complete at its thread's
+    // next line or at its thread's flush, whichever comes first: no timer, nothing that depends on
+    // how long a loaded machine takes to schedule the logging thread. System.err is a PrintStream
+    // without autoflush, so flush() comes from the loggers (and log()), not from every line.
     static final class StderrWatch extends java.io.OutputStream {
         private final PrintStream err;
-        private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
-        private String pending;    // an ERROR record's line, waiting for its throwable's line
-        private Cell pendingCell;
-        private long pendingAt;
+        private final Map<Thread, java.io.ByteArrayOutputStream> lines = new HashMap<>(); // a line being written
+        private final Map<Thread, Pending> pending = new LinkedHashMap<>(); // an ERROR record per thread
+
+        private static final class Pending {
+            final String msg;
+            final Cell cell;
+
+            Pending(String msg, Cell cell) {
+                this.msg = msg;
+                this.cell = cell;
+            }
+        }
 
         StderrWatch(PrintStream err) {
             this.err = err;
-            Thread t = new Thread(this::flusher, "cdch-stderr-watch");
-            t.setDaemon(true);
-            t.start();
         }
 
         @Override
         public synchronized void write(int b) {
             err.write(b);
+            Thread t = Thread.currentThread();
             if (b == '\n') {
-                check(line.toString(StandardCharsets.UTF_8));
-                line.reset();
-            } else if (line.size() < 4000) {
+                java.io.ByteArrayOutputStream line = lines.remove(t);
+                check(t, line == null ? "" : line.toString(StandardCharsets.UTF_8));
+                return;
+            }
+            java.io.ByteArrayOutputStream line = lines.computeIfAbsent(t, k -> new java.io.ByteArrayOutputStream());
+            if (line.size() < 4000) {
                 line.write(b);
             }
         }
 
         @Override
-        public void flush() {
-            err.flush();
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = 0; i < len; i++) {
+                write(b[off + i]);
+            }
         }
 
-        private synchronized void flusher() {
-            while (true) {
-                try {
-                    if (pending == null) {
-                        wait();
-                    } else {
-                        long left = pendingAt + HOLD_MS - System.currentTimeMillis();
-                        if (left > 0) {
-                            wait(left);
-                        } else {
-                            emit(null);
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
+        // the end of a log record written by this thread
+        @Override
+        public synchronized void flush() {
+            err.flush();
+            emit(pending.remove(Thread.currentThread()), null);
         }
 
         // a throwable's first line: not indented, not a frame, not "Caused by"/"... n more", not the
@@ -159,23 +161,20 @@ public final class Main {
                     && l.matches("^[\\w$.]+(: .*)?$");
         }
 
-        private void emit(String throwable) {
-            String msg = pending;
-            Cell c = pendingCell;
-            pending = null;
-            pendingCell = null;
-            if (msg != null && c == LIVE && !c.stopRequested) {
-                Out.error("consumer log: " + msg + (throwable == null ? "" : " / " + throwable.trim()));
+        private static void emit(Pending p, String throwable) {
+            if (p != null && p.cell == LIVE && !p.cell.stopRequested) {
+                Out.error("consumer log: " + p.msg + (throwable == null ? "" : " / " + throwable.trim()));
             }
         }
 
-        private void check(String l) {
-            if (pending != null) {
+        private void check(Thread t, String l) {
+            Pending p = pending.remove(t);
+            if (p != null) {
                 if (throwableHeader(l)) {
-                    emit(l);
+                    emit(p, l);
                     return;
                 }
-                emit(null);
+                emit(p, null);
             }
             Cell c = LIVE;
             if (c == null || c.stopRequested || !ERROR_LINE.matcher(l).find()) {
@@ -189,15 +188,15 @@ public final class Main {
                     return;
                 }
             }
-            pending = msg;
-            pendingCell = c;
-            pendingAt = System.currentTimeMillis();
-            notifyAll();
+            pending.put(t, new Pending(msg, c));
         }
 
         // what is pending goes out now: before the cell's own last lines (its error, "ended")
         synchronized void drain() {
-            emit(null);
+            for (Pending p : pending.values()) {
+                emit(p, null);
+            }
+            pending.clear();
         }
     }
 
@@ -205,7 +204,7 @@ public final class Main {
         // every line escapes strings as Jackson does (the change events are Jackson trees)
         Out.quoteWith(s -> s == null ? "null" : NF.textNode(s).toString());
         WATCH = new StderrWatch(System.err);
-        System.setErr(new PrintStream(WATCH, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(WATCH, false, StandardCharsets.UTF_8)); // flush(): a record's end
         String level = System.getenv("CDCH_DBZ_LOG");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", level == null ? "warn" : level.toLowerCase());
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
