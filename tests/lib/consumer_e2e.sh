@@ -197,19 +197,27 @@ run_adapter() { # FAMILY VERSION SOURCE MODE WANT OUT CMD...
     for a in "$@"; do cmd+=("${a//\{cache\}/$dir}"); done
     spawn env -C "$consumers/$fam" "${envs[@]}" "${cmd[@]}" >"$out" 2>"$out.err"
     local apid=$SPAWNED
-    local t=0 last=-1 idle=0 n rows
+    local t=0 last=-1 idle=0 n size seen=-1 rows=0 err=1 ready=1
     while [ $t -lt 600 ]; do
         sleep 0.1
         t=$((t + 1))
-        n=$(wc -l <"$out")
+        read -r n size <<<"$(wc -lc <"$out")"
         if [ "$n" != "$last" ]; then last=$n; idle=0; else idle=$((idle + 1)); fi
         kill -0 "$apid" 2>/dev/null || break
-        rows=$(grep -c '"op"' "$out")
-        if grep -q '"kind":"error"' "$out" && [ $idle -ge 10 ]; then
+        # OUT only grows (the adapter's stdout): grepped again when its size changed
+        if [ "$size" != "$seen" ]; then
+            seen=$size
+            rows=$(grep -c '"op"' "$out")
+            grep -q '"kind":"error"' "$out"
+            err=$?
+            grep -q '"kind":"ready"' "$out"
+            ready=$?
+        fi
+        if [ $err -eq 0 ] && [ $idle -ge 10 ]; then
             [ -z "${E2E_ERROR_WAITS_FOR_ROWS:-}" ] || [ "$rows" -ge "$want" ] && break
         fi
         [ "$rows" -ge "$want" ] && [ $idle -ge 20 ] && break
-        [ $idle -ge 50 ] && grep -q '"kind":"ready"' "$out" && break
+        [ $idle -ge 50 ] && [ $ready -eq 0 ] && break
     done
     stop_pid "$apid"
     [ -n "$srv_PID" ] && stop_pid "$srv_PID"
