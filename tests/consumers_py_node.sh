@@ -51,9 +51,13 @@
 # there are printed as "known" and do not fail; any other difference fails. With
 # scenarios/all-types.yaml most versions show real decoding defects (see the manifests).
 #
+# The checks run as independent jobs (a version's install, runs and session; a local build; ...),
+# CONSUMERS_JOBS (default 4) at a time; each job's output is printed whole, in a fixed order.
+#
 # Skips (exit 0, with a message) only when `cdcharness serve` does not exist. Needs python3
 # (venv, PyPI) and node/npm (the npm registry). Environment: CONSUMERS_CACHE = reuse this setup
-# cache (default: a temporary one); CONSUMERS_KEEP=1 keeps the temporary directory.
+# cache (default: a temporary one); CONSUMERS_KEEP=1 keeps the temporary directory;
+# CONSUMERS_JOBS = jobs at once (1: one after the other).
 # Prints "N passed, N failed".
 set -u
 
@@ -175,65 +179,31 @@ KNOWN_VLASKY7="temporal.y,geo.*,binaries.bn,binaries.bn255,strings.cl,strings.vc
 KNOWN_VLASKY9="temporal.y,geo.*,binaries.bn,binaries.bn255"
 
 py=python-mysql-replication
-for mode in uncompressed compressed; do
-    skip=$([ $mode = compressed ] && echo silent-skip || echo pass)
-    err=$([ $mode = compressed ] && echo error-skip || echo pass)
+skip_for() { [ "$1" = compressed ] && echo "$2" || echo pass; } # MODE PREDICTION-WHEN-COMPRESSED
 
-    check "python-mysql-replication 0.45.1" $py 0.45.1 $mode "$skip" "$KNOWN_PY0" \
-        -- bash setup.sh -- "{cache}/venv/bin/python" adapter.py
-    check "python-mysql-replication 1.0.17" $py 1.0.17 $mode "$skip" "$KNOWN_PY1" \
-        -- bash setup.sh -- "{cache}/venv/bin/python" adapter.py
-
-    # mysqljs `mysql` (zongji, @rodrigogs) speaks only mysql_native_password: its users create
-    # the replication account with that plugin (manifest: server_auth)
-    serve_auth=mysql_native_password
-    check "zongji 0.5.1" zongji 0.5.1 $mode "$skip" "$KNOWN_ZJ_OLD" \
-        -- bash ../zongji/setup.sh zongji -- node ../zongji/adapter.js zongji "{cache}"
-    check "@rodrigogs/zongji 0.4.14" rodrigogs-zongji 0.4.14 $mode "$skip" "$KNOWN_ZJ_OLD" \
-        -- bash ../zongji/setup.sh @rodrigogs/zongji -- node ../zongji/adapter.js @rodrigogs/zongji "{cache}"
-    serve_auth=caching_sha2_password
-    for v in 0.1.0 0.6.2; do
-        check "@powersync/mysql-zongji $v" powersync-mysql-zongji $v $mode "$skip" "$KNOWN_ZJ_OLD" \
-            -- bash ../zongji/setup.sh @powersync/mysql-zongji \
-            -- node ../zongji/adapter.js @powersync/mysql-zongji "{cache}"
+# version_checks LABEL FAMILY VERSION AUTH COMPRESSED KNOWN -- SETUP... -- RUN...
+# One pinned version: its install, a one-shot run per mode (uncompressed: pass; compressed: the
+# prediction COMPRESSED), then session mode with the same predictions (check_session). AUTH is
+# the account's plugin: mysqljs `mysql` (zongji, @rodrigogs) speaks only mysql_native_password,
+# its users create the replication account with that plugin (manifest: server_auth).
+version_checks() {
+    local label=$1 fam=$2 ver=$3 comp=$5 known=$6 setup_cmd=() mode
+    serve_auth=$4
+    shift 7
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do setup_cmd+=("$1"); shift; done
+    shift
+    for mode in uncompressed compressed; do
+        check "$label" "$fam" "$ver" $mode "$(skip_for $mode "$comp")" "$known" -- "${setup_cmd[@]}" -- "$@"
     done
-    check "@vlasky/zongji 0.6.1" vlasky-zongji 0.6.1 $mode "$skip" "$KNOWN_ZJ_OLD" \
-        -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-    check "@vlasky/zongji 0.7.1" vlasky-zongji 0.7.1 $mode "$err" "$KNOWN_VLASKY7" \
-        -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-    check "@vlasky/zongji 0.9.0" vlasky-zongji 0.9.0 $mode "$err" "$KNOWN_VLASKY9" \
-        -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-done
-
-# session mode, every version: one adapter process, five cells (check_session)
-check_session "python-mysql-replication 0.45.1" $py 0.45.1 silent-skip "$KNOWN_PY0" \
-    -- "{cache}/venv/bin/python" adapter.py
-check_session "python-mysql-replication 1.0.17" $py 1.0.17 silent-skip "$KNOWN_PY1" \
-    -- "{cache}/venv/bin/python" adapter.py
-serve_auth=mysql_native_password
-check_session "zongji 0.5.1" zongji 0.5.1 silent-skip "$KNOWN_ZJ_OLD" -- node ../zongji/adapter.js zongji "{cache}"
-check_session "@rodrigogs/zongji 0.4.14" rodrigogs-zongji 0.4.14 silent-skip "$KNOWN_ZJ_OLD" \
-    -- node ../zongji/adapter.js @rodrigogs/zongji "{cache}"
-serve_auth=caching_sha2_password
-for v in 0.1.0 0.6.2; do
-    check_session "@powersync/mysql-zongji $v" powersync-mysql-zongji $v silent-skip "$KNOWN_ZJ_OLD" \
-        -- node ../zongji/adapter.js @powersync/mysql-zongji "{cache}"
-done
-check_session "@vlasky/zongji 0.6.1" vlasky-zongji 0.6.1 silent-skip "$KNOWN_ZJ_OLD" \
-    -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-check_session "@vlasky/zongji 0.7.1" vlasky-zongji 0.7.1 error-skip "$KNOWN_VLASKY7" \
-    -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-check_session "@vlasky/zongji 0.9.0" vlasky-zongji 0.9.0 error-skip "$KNOWN_VLASKY9" \
-    -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-
-
+    check_session "$label" "$fam" "$ver" "$comp" "$known" -- "$@"
+}
 # ------------------------------------------------------------ the user's consumers (issue 25)
 # setup_status LABEL FAMILY WANT_STATUS WANT_LINE -- SETUP...: runs a setup into a scratch dir
 # and checks its exit status and that stderr holds WANT_LINE
 setup_status() {
     local label=$1 fam=$2 want=$3 line=$4
     shift 5
-    local dir="$tmp/setup-status.$RANDOM" rc=0
+    local dir="$WORK/setup-status.$RANDOM" rc=0
     (cd "$consumers/$fam" && env CDCH_UNPINNED=1 "$@" "$dir") >"$dir.log" 2>&1 || rc=$?
     if [ $rc -eq "$want" ] && grep -qxF -- "$line" "$dir.log"; then
         check_ok "$label: setup exits $want with '$line'"
@@ -264,7 +234,7 @@ PY
 config_refused() {
     local label=$1 fam=$2 conf=$3 part=$4 ver=$5
     shift 6
-    local dir="$cache/$fam/$ver" out="$tmp/refused.$RANDOM" cmd=() a rc=0
+    local dir="$cache/$fam/$ver" out="$WORK/refused.$RANDOM" cmd=() a rc=0
     for a in "$@"; do cmd+=("${a//\{cache\}/$dir}"); done
     (cd "$consumers/$fam" && env CDCH_CONFIG="$conf" CDCH_HOST=127.0.0.1 CDCH_PORT=9 CDCH_START_FILE=binlog.000001 \
         CDCH_START_POS=4 timeout 30 "${cmd[@]}") >"$out" 2>"$out.err" || rc=$?
@@ -276,21 +246,102 @@ config_refused() {
 }
 tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum); }
 
-serve_auth=caching_sha2_password # python-mysql-replication and @vlasky/zongji speak it
-# -- versions the manifests do not pin, and one no registry serves
-for mode in uncompressed compressed; do
-    skip=$([ $mode = compressed ] && echo silent-skip || echo pass)
-    check "python-mysql-replication 1.0.9 (unpinned)" $py 1.0.9 $mode "$skip" "$KNOWN_PY1" \
-        -- env CDCH_UNPINNED=1 bash setup.sh -- "{cache}/venv/bin/python" adapter.py
-    check "@vlasky/zongji 0.5.9 (unpinned)" vlasky-zongji 0.5.9 $mode "$skip" "$KNOWN_ZJ_OLD" \
-        -- env CDCH_UNPINNED=1 bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-done
-setup_status "python-mysql-replication 9.9.9" $py 3 \
-    'setup: not served: "ERROR: No matching distribution found for mysql-replication==9.9.9"' -- bash setup.sh 9.9.9
-setup_status "@vlasky/zongji 9.9.9" vlasky-zongji 3 \
-    'setup: not served: "No matching version found for @vlasky/zongji@9.9.9."' -- bash ../zongji/setup.sh @vlasky/zongji 9.9.9
+# ------------------------------------------------------------ the jobs
+# Each job below is independent of the others (its own fake primaries, output files and
+# installs; an install shared by two jobs is made once, under the cache's lock), so they run
+# E2E_JOBS at a time (most of a job's time is waiting on an adapter); their output is printed
+# in this order. The longest (the local builds' installs) start first.
 
-# -- configurations (CDCH_CONFIG)
+# -- local builds (VERSION file:/PATH, CDCH_LOCAL): the adapter runs the user's build
+local=$tmp/local
+mkdir -p "$local"
+# local_py_prepare / local_vl_prepare: once, whichever job comes first (the others wait on the
+# lock); 0 when the downloaded build is there (its failure is reported by the job that tried)
+local_py_prepare() {
+    {
+        flock 9
+        if [ ! -f "$local/py.status" ]; then
+            if python3 -m pip download --disable-pip-version-check --no-deps --no-binary :all: -d "$local" \
+                    "mysql-replication==1.0.17" >"$local/pip.log" 2>&1 &&
+                    tar -xzf "$local/mysql_replication-1.0.17.tar.gz" -C "$local"; then
+                src=$local/mysql_replication-1.0.17
+                cp -a "$src" "$local/decoder" && cp -a "$src" "$local/fault" &&
+                    python3 "$here/consumers_py_node_payload.py" "$local/decoder" >/dev/null &&
+                    python3 "$here/consumers_py_node_payload.py" "$local/fault" --fault >/dev/null ||
+                    bad "tests/consumers_py_node_payload.py could not patch mysql-replication 1.0.17"
+                echo ok >"$local/py.status"
+            else
+                bad "pip download mysql-replication==1.0.17 (sdist) failed" "$(tail -2 "$local/pip.log")"
+                echo failed >"$local/py.status"
+            fi
+        fi
+    } 9>"$local/py.lock"
+    [ "$(cat "$local/py.status")" = ok ]
+}
+local_vl_prepare() {
+    {
+        flock 9
+        if [ ! -f "$local/vl.status" ]; then
+            if (cd "$local" && npm pack --silent @vlasky/zongji@0.9.0 >npm-pack.log 2>&1) &&
+                    mkdir -p "$local/vl" && tar -xzf "$local/vlasky-zongji-0.9.0.tgz" -C "$local/vl"; then
+                sed -i 's|^  _warnUnsupportedEvent(EventClass) {$|&\n    return; // planted fault: the warning about undecodable events is never emitted|' \
+                    "$local/vl/package/index.js"
+                grep -q 'planted fault' "$local/vl/package/index.js" ||
+                    bad "@vlasky/zongji 0.9.0: the fault could not be planted (_warnUnsupportedEvent)"
+                echo ok >"$local/vl.status"
+            else
+                bad "npm pack @vlasky/zongji@0.9.0 failed" "$(tail -2 "$local/npm-pack.log")"
+                echo failed >"$local/vl.status"
+            fi
+        fi
+    } 9>"$local/vl.lock"
+    [ "$(cat "$local/vl.status")" = ok ]
+}
+# one install per build (the key names the patch, so a changed patch re-installs)
+key=$(sha1sum "$here/consumers_py_node_payload.py" | cut -c1-8)
+# local_py NAME TREE COMPRESSED: python-mysql-replication 1.0.17's sdist unpacked as it is
+# (untouched), taught to decode TRANSACTION_PAYLOAD (decoder), with a fault planted in that
+# decoder (fault)
+local_py() {
+    local name=$1 tree=$2 pred=$3 before mode lv
+    local_py_prepare || return 0
+    before=$(tree_sum "$tree")
+    for mode in uncompressed compressed; do
+        check "python-mysql-replication file: 1.0.17 sdist, $name" $py "local-$name-$key" $mode \
+            "$(skip_for $mode "$pred")" "$KNOWN_PY1" \
+            -- bash -c 'CDCH_UNPINNED=1 CDCH_LOCAL=$0 exec bash setup.sh "file:$0" "$2"' "$tree" \
+            -- "{cache}/venv/bin/python" adapter.py
+    done
+    lv=$(cat "$cache/$py/local-$name-$key/local-version" 2>/dev/null)
+    [ "$lv" = 1.0.17 ] && [ "$(tree_sum "$tree")" = "$before" ] &&
+        check_ok "python-mysql-replication file: $name: local-version $lv, the tree left as it was" ||
+        bad "python-mysql-replication file: $name: local-version '$lv', tree unchanged: $([ "$(tree_sum "$tree")" = "$before" ] && echo yes || echo no)"
+}
+# local_vl NAME TREE COMPRESSED: @vlasky/zongji 0.9.0 as the registry's tarball and as a package
+# directory whose warning is planted away
+local_vl() {
+    local name=$1 tree=$2 pred=$3 before after mode lv
+    local_vl_prepare || return 0
+    before=$(if [ -d "$tree" ]; then tree_sum "$tree"; else sha1sum <"$tree"; fi)
+    for mode in uncompressed compressed; do
+        check "@vlasky/zongji file: 0.9.0 $name" vlasky-zongji "local-$name" $mode \
+            "$(skip_for $mode "$pred")" "$KNOWN_VLASKY9" \
+            -- bash -c 'CDCH_UNPINNED=1 CDCH_LOCAL=$0 exec bash ../zongji/setup.sh @vlasky/zongji "file:$0" "$2"' "$tree" \
+            -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+    done
+    lv=$(cat "$cache/vlasky-zongji/local-$name/local-version" 2>/dev/null)
+    after=$(if [ -d "$tree" ]; then tree_sum "$tree"; else sha1sum <"$tree"; fi)
+    [ "$lv" = 0.9.0 ] && [ "$after" = "$before" ] &&
+        check_ok "@vlasky/zongji file: $name: local-version $lv, the build left as it was" ||
+        bad "@vlasky/zongji file: $name: local-version '$lv', build unchanged: $([ "$after" = "$before" ] && echo yes || echo no)"
+}
+e2e_job "local python-mysql-replication untouched" local_py untouched "$local/mysql_replication-1.0.17" silent-skip
+e2e_job "local python-mysql-replication decoder" local_py decoder "$local/decoder" pass
+e2e_job "local python-mysql-replication fault" local_py fault "$local/fault" silent-skip
+e2e_job "local @vlasky/zongji tarball" local_vl tarball "$local/vlasky-zongji-0.9.0.tgz" error-skip
+e2e_job "local @vlasky/zongji dir-fault" local_vl dir-fault "$local/vl/package" silent-skip
+
+# -- the pinned versions: both modes and session mode; the settings each refuses (CDCH_CONFIG)
 conf=$tmp/conf
 mkdir -p "$conf"
 printf '%s\n' '{"only_events": ["WriteRowsEvent", "UpdateRowsEvent", "DeleteRowsEvent", "GtidEvent"],' \
@@ -302,89 +353,108 @@ echo '{"pymysql_wrapper": "x"}' >"$conf/py-wrapper.json"
 echo '{"includeEvents": ["tablemap", "writerows", "updaterows", "deleterows", "rotate"], "excludeSchema": {"nosuch": true}, "serverId": 5, "startAtEnd": true}' \
     >"$conf/zj.json"
 echo '{"bogusOption": 1}' >"$conf/zj-bad.json"
-for mode in uncompressed compressed; do
-    skip=$([ $mode = compressed ] && echo silent-skip || echo pass)
-    OUT_TAG=rows check "python-mysql-replication 1.0.17 + config only_events (rows, GTID)" $py 1.0.17 $mode "$skip" "$KNOWN_PY1" \
-        -- bash setup.sh -- env CDCH_CONFIG="$conf/py-rows.json" "{cache}/venv/bin/python" adapter.py
-    config_has "python-mysql-replication 1.0.17 + config [$mode]" "$tmp/out.$py.1.0.17.$mode.rows.jsonl" \
-        'e["only_events"] == json.dumps(["WriteRowsEvent","UpdateRowsEvent","DeleteRowsEvent","GtidEvent"], separators=(",",":")) and e["freeze_schema"] == "true" and e["connection_settings.connect_timeout"] == "20" and e["connection_settings.host"] == "127.0.0.1" and e["server_id"] != "7" and e["connection_settings.passwd"] == "***" and set(k) == {"server_id", "connection_settings.host"}'
-    OUT_TAG=rows check "@vlasky/zongji 0.9.0 + config includeEvents, excludeSchema" vlasky-zongji 0.9.0 $mode \
-        "$([ $mode = compressed ] && echo error-skip || echo pass)" "$KNOWN_VLASKY9" \
-        -- bash ../zongji/setup.sh @vlasky/zongji -- env CDCH_CONFIG="$conf/zj.json" node ../zongji/adapter.js @vlasky/zongji "{cache}"
-    config_has "@vlasky/zongji 0.9.0 + config [$mode]" "$tmp/out.vlasky-zongji.0.9.0.$mode.rows.jsonl" \
-        'e["excludeSchema"] == "{\"nosuch\":true}" and e["startAtEnd"] == "false" and e["serverId"] != "5" and e["connection.password"] == "***" and set(k) == {"serverId", "startAtEnd"}'
+
+job_py0() {
+    version_checks "python-mysql-replication 0.45.1" $py 0.45.1 caching_sha2_password silent-skip "$KNOWN_PY0" \
+        -- bash setup.sh -- "{cache}/venv/bin/python" adapter.py
+    config_refused "python-mysql-replication 0.45.1 + pymysql_wrapper" $py "$conf/py-wrapper.json" "pymysql_wrapper=x: " 0.45.1 \
+        -- "{cache}/venv/bin/python" adapter.py
+}
+job_py1() {
+    version_checks "python-mysql-replication 1.0.17" $py 1.0.17 caching_sha2_password silent-skip "$KNOWN_PY1" \
+        -- bash setup.sh -- "{cache}/venv/bin/python" adapter.py
+    config_refused "python-mysql-replication 1.0.17 + only_events [NoSuchEvent]" $py "$conf/py-bad-class.json" \
+        "only_events=NoSuchEvent: mysql-replication 1.0.17 has no event class NoSuchEvent" 1.0.17 -- "{cache}/venv/bin/python" adapter.py
+}
+job_zongji() {
+    version_checks "zongji 0.5.1" zongji 0.5.1 mysql_native_password silent-skip "$KNOWN_ZJ_OLD" \
+        -- bash ../zongji/setup.sh zongji -- node ../zongji/adapter.js zongji "{cache}"
+    config_refused "zongji 0.5.1 + bogusOption" zongji "$conf/zj-bad.json" "bogusOption=1: not a start() option of zongji@0.5.1" 0.5.1 \
+        -- node ../zongji/adapter.js zongji "{cache}"
+}
+e2e_job "python-mysql-replication 1.0.17" job_py1
+e2e_job "python-mysql-replication 0.45.1" job_py0
+e2e_job "zongji 0.5.1" job_zongji
+e2e_job "@rodrigogs/zongji 0.4.14" version_checks "@rodrigogs/zongji 0.4.14" rodrigogs-zongji 0.4.14 mysql_native_password \
+    silent-skip "$KNOWN_ZJ_OLD" \
+    -- bash ../zongji/setup.sh @rodrigogs/zongji -- node ../zongji/adapter.js @rodrigogs/zongji "{cache}"
+for v in 0.1.0 0.6.2; do
+    e2e_job "@powersync/mysql-zongji $v" version_checks "@powersync/mysql-zongji $v" powersync-mysql-zongji $v \
+        caching_sha2_password silent-skip "$KNOWN_ZJ_OLD" \
+        -- bash ../zongji/setup.sh @powersync/mysql-zongji -- node ../zongji/adapter.js @powersync/mysql-zongji "{cache}"
 done
-# only_events without the update/delete classes: the consumer delivers the inserts alone
-OUT_TAG=inserts run_adapter $py 1.0.17 server uncompressed 1000 "$tmp/inserts.jsonl" \
-    env CDCH_CONFIG="$conf/py-inserts.json" "{cache}/venv/bin/python" adapter.py
-if python3 - "$gen/uncompressed/expected.jsonl" "$tmp/inserts.jsonl" <<'PY'
+e2e_job "@vlasky/zongji 0.6.1" version_checks "@vlasky/zongji 0.6.1" vlasky-zongji 0.6.1 caching_sha2_password \
+    silent-skip "$KNOWN_ZJ_OLD" \
+    -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+e2e_job "@vlasky/zongji 0.7.1" version_checks "@vlasky/zongji 0.7.1" vlasky-zongji 0.7.1 caching_sha2_password \
+    error-skip "$KNOWN_VLASKY7" \
+    -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+e2e_job "@vlasky/zongji 0.9.0" version_checks "@vlasky/zongji 0.9.0" vlasky-zongji 0.9.0 caching_sha2_password \
+    error-skip "$KNOWN_VLASKY9" \
+    -- bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+
+# -- versions the manifests do not pin, and one no registry serves
+# (python-mysql-replication and @vlasky/zongji speak caching_sha2_password, the default)
+job_unpinned_py() {
+    local mode
+    for mode in uncompressed compressed; do
+        check "python-mysql-replication 1.0.9 (unpinned)" $py 1.0.9 $mode "$(skip_for $mode silent-skip)" "$KNOWN_PY1" \
+            -- env CDCH_UNPINNED=1 bash setup.sh -- "{cache}/venv/bin/python" adapter.py
+    done
+}
+job_unpinned_vl() {
+    local mode
+    for mode in uncompressed compressed; do
+        check "@vlasky/zongji 0.5.9 (unpinned)" vlasky-zongji 0.5.9 $mode "$(skip_for $mode silent-skip)" "$KNOWN_ZJ_OLD" \
+            -- env CDCH_UNPINNED=1 bash ../zongji/setup.sh @vlasky/zongji -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
+    done
+}
+job_not_served() {
+    setup_status "python-mysql-replication 9.9.9" $py 3 \
+        'setup: not served: "ERROR: No matching distribution found for mysql-replication==9.9.9"' -- bash setup.sh 9.9.9
+    setup_status "@vlasky/zongji 9.9.9" vlasky-zongji 3 \
+        'setup: not served: "No matching version found for @vlasky/zongji@9.9.9."' -- bash ../zongji/setup.sh @vlasky/zongji 9.9.9
+}
+e2e_job "python-mysql-replication 1.0.9 (unpinned)" job_unpinned_py
+e2e_job "@vlasky/zongji 0.5.9 (unpinned)" job_unpinned_vl
+e2e_job "9.9.9 (not served)" job_not_served
+
+# -- configurations (CDCH_CONFIG), on the pinned installs above (made once: the cache's lock)
+job_config_py() {
+    local mode
+    for mode in uncompressed compressed; do
+        OUT_TAG=rows check "python-mysql-replication 1.0.17 + config only_events (rows, GTID)" $py 1.0.17 $mode \
+            "$(skip_for $mode silent-skip)" "$KNOWN_PY1" \
+            -- bash setup.sh -- env CDCH_CONFIG="$conf/py-rows.json" "{cache}/venv/bin/python" adapter.py
+        config_has "python-mysql-replication 1.0.17 + config [$mode]" "$tmp/out.$py.1.0.17.$mode.rows.jsonl" \
+            'e["only_events"] == json.dumps(["WriteRowsEvent","UpdateRowsEvent","DeleteRowsEvent","GtidEvent"], separators=(",",":")) and e["freeze_schema"] == "true" and e["connection_settings.connect_timeout"] == "20" and e["connection_settings.host"] == "127.0.0.1" and e["server_id"] != "7" and e["connection_settings.passwd"] == "***" and set(k) == {"server_id", "connection_settings.host"}'
+    done
+    # only_events without the update/delete classes: the consumer delivers the inserts alone
+    [ "${setup_ok[$py/1.0.17]:-1}" = 0 ] || return 0 # setup failed: reported by check
+    OUT_TAG=inserts run_adapter $py 1.0.17 server uncompressed 1000 "$tmp/inserts.jsonl" \
+        env CDCH_CONFIG="$conf/py-inserts.json" "{cache}/venv/bin/python" adapter.py
+    if python3 - "$gen/uncompressed/expected.jsonl" "$tmp/inserts.jsonl" <<'PY'
 import json, sys
 want = [json.loads(l) for l in open(sys.argv[1]) if '"op":"insert"' in l]
 got = [json.loads(l) for l in open(sys.argv[2]) if '"op"' in l]
 sys.exit(0 if got and len(got) == len(want) and all(o["op"] == "insert" for o in got) else 1)
 PY
-then check_ok "python-mysql-replication 1.0.17 + config only_events [WriteRowsEvent]: the inserts alone ($(grep -c '"op"' "$tmp/inserts.jsonl") rows)"
-else bad "python-mysql-replication 1.0.17 + config only_events [WriteRowsEvent]: not the inserts alone" "$(grep -c '"op"' "$tmp/inserts.jsonl") rows; $(tail -2 "$tmp/inserts.jsonl.err")"
-fi
-config_refused "python-mysql-replication 1.0.17 + only_events [NoSuchEvent]" $py "$conf/py-bad-class.json" \
-    "only_events=NoSuchEvent: mysql-replication 1.0.17 has no event class NoSuchEvent" 1.0.17 -- "{cache}/venv/bin/python" adapter.py
-config_refused "python-mysql-replication 0.45.1 + pymysql_wrapper" $py "$conf/py-wrapper.json" "pymysql_wrapper=x: " 0.45.1 \
-    -- "{cache}/venv/bin/python" adapter.py
-config_refused "zongji 0.5.1 + bogusOption" zongji "$conf/zj-bad.json" "bogusOption=1: not a start() option of zongji@0.5.1" 0.5.1 \
-    -- node ../zongji/adapter.js zongji "{cache}"
-
-# -- local builds (VERSION file:/PATH, CDCH_LOCAL): the adapter runs the user's build
-local=$tmp/local
-mkdir -p "$local"
-if python3 -m pip download --disable-pip-version-check --no-deps --no-binary :all: -d "$local" \
-        "mysql-replication==1.0.17" >"$local/pip.log" 2>&1 &&
-        tar -xzf "$local/mysql_replication-1.0.17.tar.gz" -C "$local"; then
-    src=$local/mysql_replication-1.0.17
-    cp -a "$src" "$local/decoder" && cp -a "$src" "$local/fault" &&
-        python3 "$here/consumers_py_node_payload.py" "$local/decoder" >/dev/null &&
-        python3 "$here/consumers_py_node_payload.py" "$local/fault" --fault >/dev/null ||
-        bad "tests/consumers_py_node_payload.py could not patch mysql-replication 1.0.17"
-    # one install per build (the key names the patch, so a changed patch re-installs)
-    key=$(sha1sum "$here/consumers_py_node_payload.py" | cut -c1-8)
-    for b in untouched:"$src":silent-skip decoder:"$local/decoder":pass fault:"$local/fault":silent-skip; do
-        IFS=: read -r name tree pred <<<"$b"
-        before=$(tree_sum "$tree")
-        for mode in uncompressed compressed; do
-            check "python-mysql-replication file: 1.0.17 sdist, $name" $py "local-$name-$key" $mode \
-                "$([ $mode = compressed ] && echo "$pred" || echo pass)" "$KNOWN_PY1" \
-                -- bash -c 'CDCH_UNPINNED=1 CDCH_LOCAL=$0 exec bash setup.sh "file:$0" "$2"' "$tree" \
-                -- "{cache}/venv/bin/python" adapter.py
-        done
-        lv=$(cat "$cache/$py/local-$name-$key/local-version" 2>/dev/null)
-        [ "$lv" = 1.0.17 ] && [ "$(tree_sum "$tree")" = "$before" ] &&
-            check_ok "python-mysql-replication file: $name: local-version $lv, the tree left as it was" ||
-            bad "python-mysql-replication file: $name: local-version '$lv', tree unchanged: $([ "$(tree_sum "$tree")" = "$before" ] && echo yes || echo no)"
+    then check_ok "python-mysql-replication 1.0.17 + config only_events [WriteRowsEvent]: the inserts alone ($(grep -c '"op"' "$tmp/inserts.jsonl") rows)"
+    else bad "python-mysql-replication 1.0.17 + config only_events [WriteRowsEvent]: not the inserts alone" "$(grep -c '"op"' "$tmp/inserts.jsonl") rows; $(tail -2 "$tmp/inserts.jsonl.err")"
+    fi
+}
+job_config_vl() {
+    local mode
+    for mode in uncompressed compressed; do
+        OUT_TAG=rows check "@vlasky/zongji 0.9.0 + config includeEvents, excludeSchema" vlasky-zongji 0.9.0 $mode \
+            "$(skip_for $mode error-skip)" "$KNOWN_VLASKY9" \
+            -- bash ../zongji/setup.sh @vlasky/zongji -- env CDCH_CONFIG="$conf/zj.json" node ../zongji/adapter.js @vlasky/zongji "{cache}"
+        config_has "@vlasky/zongji 0.9.0 + config [$mode]" "$tmp/out.vlasky-zongji.0.9.0.$mode.rows.jsonl" \
+            'e["excludeSchema"] == "{\"nosuch\":true}" and e["startAtEnd"] == "false" and e["serverId"] != "5" and e["connection.password"] == "***" and set(k) == {"serverId", "startAtEnd"}'
     done
-else
-    bad "pip download mysql-replication==1.0.17 (sdist) failed" "$(tail -2 "$local/pip.log")"
-fi
-if (cd "$local" && npm pack --silent @vlasky/zongji@0.9.0 >npm-pack.log 2>&1) &&
-        mkdir -p "$local/vl" && tar -xzf "$local/vlasky-zongji-0.9.0.tgz" -C "$local/vl"; then
-    vdir=$local/vl/package
-    sed -i 's|^  _warnUnsupportedEvent(EventClass) {$|&\n    return; // planted fault: the warning about undecodable events is never emitted|' "$vdir/index.js"
-    grep -q 'planted fault' "$vdir/index.js" || bad "@vlasky/zongji 0.9.0: the fault could not be planted (_warnUnsupportedEvent)"
-    for b in tarball:"$local/vlasky-zongji-0.9.0.tgz":error-skip:"$KNOWN_VLASKY9" dir-fault:"$vdir":silent-skip:"$KNOWN_VLASKY9"; do
-        IFS=: read -r name tree pred known <<<"$b"
-        before=$(if [ -d "$tree" ]; then tree_sum "$tree"; else sha1sum <"$tree"; fi)
-        for mode in uncompressed compressed; do
-            check "@vlasky/zongji file: 0.9.0 $name" vlasky-zongji "local-$name" $mode \
-                "$([ $mode = compressed ] && echo "$pred" || echo pass)" "$known" \
-                -- bash -c 'CDCH_UNPINNED=1 CDCH_LOCAL=$0 exec bash ../zongji/setup.sh @vlasky/zongji "file:$0" "$2"' "$tree" \
-                -- node ../zongji/adapter.js @vlasky/zongji "{cache}"
-        done
-        lv=$(cat "$cache/vlasky-zongji/local-$name/local-version" 2>/dev/null)
-        after=$(if [ -d "$tree" ]; then tree_sum "$tree"; else sha1sum <"$tree"; fi)
-        [ "$lv" = 0.9.0 ] && [ "$after" = "$before" ] &&
-            check_ok "@vlasky/zongji file: $name: local-version $lv, the build left as it was" ||
-            bad "@vlasky/zongji file: $name: local-version '$lv', build unchanged: $([ "$after" = "$before" ] && echo yes || echo no)"
-    done
-else
-    bad "npm pack @vlasky/zongji@0.9.0 failed" "$(tail -2 "$local/npm-pack.log")"
-fi
+}
+e2e_job "python-mysql-replication 1.0.17 + config" job_config_py
+e2e_job "@vlasky/zongji 0.9.0 + config" job_config_vl
 
+e2e_wait
 summary
