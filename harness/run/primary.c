@@ -99,6 +99,8 @@ void cdch_primary_release_cut(cdch_primary *p)
 
 uint64_t cdch_primary_active_dumps(cdch_primary *p) { return stats(p).active_dumps; }
 
+uint64_t cdch_primary_dumps(cdch_primary *p) { return stats(p).dumps; }
+
 bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
 {
     return p && cdch_server_last_cut(p->srv, file, filesz, pos);

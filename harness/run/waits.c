@@ -45,6 +45,7 @@ static void read_clocks(cdch_waits *w, const cdch_waits_view *v, double t)
         w->line_seen = v->last_line;
         w->own_line = w->own;
         w->cpu_line = w->cpu;
+        w->dumps_line = v->prim ? cdch_primary_dumps(v->prim) : 0;
     }
 }
 
@@ -182,10 +183,13 @@ static bool went_idle(cdch_waits *w, const cdch_waits_view *v, double t)
     /* after a cut the library may report the drop and reconnect on its own schedule: the resume
      * wait decides then. One that retries for ever after its error (Debezium's unlimited retries
      * reconnect and query every half second) is never quiet: five times the window without a line
-     * or a byte of the stream ends it */
+     * or a byte of the stream ends it. One that restarts for ever from the same offsets (a Flink job
+     * restarting its failed source every second or two) reads the same stream again each time and
+     * fails on the same event: three dump connections since its last line, and it is looping */
+    bool looping = cdch_primary_dumps(v->prim) >= w->dumps_line + 3;
     double since = w->own_line > w->sent_own ? w->own_line : w->sent_own;
-    return (quiet >= win || w->own - since >= 5 * win) && w->own - w->sent_own >= win && got_error(v->obs) &&
-           (w->cut_after_error || !cdch_primary_last_cut(v->prim, NULL, 0, NULL));
+    return (quiet >= win || w->own - since >= 5 * win || looping) && (w->own - w->sent_own >= win || looping) &&
+           got_error(v->obs) && (w->cut_after_error || !cdch_primary_last_cut(v->prim, NULL, 0, NULL));
 }
 
 /* Rule 3: the watermark arrived. */
