@@ -109,6 +109,33 @@ grep -q '| broken-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ comp
   fail "summary.md lacks the silent-skip row"
 [ -s "$work/r1/cells/broken-value@1/run-small/compressed/observed.jsonl" ] || fail "cell log observed.jsonl"
 
+echo "== restart loops: consumers that read the stream again and again from the same place (waits.h rules 6, 7)"
+# broken-restart-loop prints an error at event type 40 and restarts for ever, never quiet for long
+# (a Flink job restarting its failed source): parse-failure once the primary served three dumps
+# since its last row, not a cell that runs for ever. broken-restart-silent restarts without a word
+# while a thread works half the time: hang by the restart rule, before its CPU budget is spent.
+set +e
+run --consumer broken-restart-loop --consumer broken-restart-silent --scenario "$scenario" --expect manifest \
+    --timeout 4 -j 2 --report-dir "$work/rl" >"$work/table-rl.txt"
+rc=$?
+set -e
+cat "$work/table-rl.txt"
+[ $rc -eq 0 ] || fail "restart loops: run exited $rc; every cell should meet its manifest's expect"
+python3 - "$work/rl/report.json" <<'EOF'
+import json, sys
+cells = {(c["consumer"], c["mode"]): c for c in json.load(open(sys.argv[1]))["cells"]}
+bad = []
+loop = cells[("broken-restart-loop@1", "compressed")]
+if loop["stop"] != "idle-after-stream" or "ERROR cannot parse event type 40" not in loop["summary"]:
+    bad.append("restart-loop: stop %s, summary %s" % (loop["stop"], loop["summary"]))
+silent = cells[("broken-restart-silent@1", "compressed")]
+if silent["stop"] != "timeout" or "(restarting: " not in silent["summary"]:
+    bad.append("restart-silent: not hung by the restart rule: stop %s, %s" % (silent["stop"], silent["summary"]))
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+print("restart loops: judged as loops")
+EOF
+
 echo "== fault classes: the fault-class test consumers against run-faults (--expect manifest)"
 # tests/data/run-faults.yaml: FLOAT/DOUBLE/JSON numbers, key-changing UPDATEs, deletes, six
 # compressed transactions with never-compressed MyISAM ones between and after them.

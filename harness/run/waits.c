@@ -45,8 +45,29 @@ static void read_clocks(cdch_waits *w, const cdch_waits_view *v, double t)
         w->line_seen = v->last_line;
         w->own_line = w->own;
         w->cpu_line = w->cpu;
-        w->dumps_line = v->prim ? cdch_primary_dumps(v->prim) : 0;
     }
+    if (v->rows != w->rows_seen) {
+        w->rows_seen = v->rows;
+        w->own_row = w->own;
+        w->dumps_row = v->prim ? cdch_primary_dumps(v->prim) : 0;
+        w->nctl_row = v->obs->nctl;
+    }
+}
+
+/* Three dump connections since its last row (or the cell's start): the consumer reads the stream
+ * again and again from the same place and gets no further (rules 6 and 7). */
+static bool restarting(const cdch_waits *w, const cdch_waits_view *v)
+{
+    return v->prim && cdch_primary_dumps(v->prim) >= w->dumps_row + 3;
+}
+
+/* An error line printed since the last row. */
+static bool error_since_row(const cdch_waits *w, const cdch_change_list *l)
+{
+    for (size_t i = w->nctl_row; i < l->nctl; i++)
+        if (l->ctl[i].kind == CDCH_CTL_ERROR)
+            return true;
+    return false;
 }
 
 static bool got_error(const cdch_change_list *l)
@@ -185,8 +206,9 @@ static bool went_idle(cdch_waits *w, const cdch_waits_view *v, double t)
      * reconnect and query every half second) is never quiet: five times the window without a line
      * or a byte of the stream ends it. One that restarts for ever from the same offsets (a Flink job
      * restarting its failed source every second or two) reads the same stream again each time and
-     * fails on the same event: three dump connections since its last line, and it is looping */
-    bool looping = cdch_primary_dumps(v->prim) >= w->dumps_line + 3;
+     * fails on the same event, printing its error each time or once: an error and three dump
+     * connections since its last row, and it is looping */
+    bool looping = restarting(w, v) && error_since_row(w, v->obs);
     double since = w->own_line > w->sent_own ? w->own_line : w->sent_own;
     return (quiet >= win || w->own - since >= 5 * win || looping) && (w->own - w->sent_own >= win || looping) &&
            got_error(v->obs) && (w->cut_after_error || !cdch_primary_last_cut(v->prim, NULL, 0, NULL));
@@ -240,6 +262,12 @@ cdch_stop_reason cdch_waits_check(cdch_waits *w, const cdch_waits_view *v, doubl
     /* 7: hung, in the consumer's own time */
     if (w->own - w->own_line >= w->cfg.timeout_s && quiet_for(w, v, t) >= 2.0) {
         snprintf(w->hang_how, sizeof w->hang_how, "blocked: no output, no thread running, nothing in flight");
+        return CDCH_STOP_TIMEOUT;
+    }
+    if (restarting(w, v) && w->own - w->own_row >= w->cfg.timeout_s && !error_since_row(w, v->obs)) {
+        snprintf(w->hang_how, sizeof w->hang_how,
+                 "restarting: %llu dump connections since its last row, no row for %.0f s of its own time",
+                 (unsigned long long)(cdch_primary_dumps(v->prim) - w->dumps_row), w->own - w->own_row);
         return CDCH_STOP_TIMEOUT;
     }
     if (w->cpu - w->cpu_line >= w->cfg.timeout_s) {

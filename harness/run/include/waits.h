@@ -49,9 +49,13 @@
  *      event went out or the marker's release; or it printed
  *      an error and then was quiet (or, retrying for ever, printed nothing and
  *      read nothing for 5 x idle_after_s of own time, or restarting for ever,
- *      opened three dump connections since its last line): idle after stream;
+ *      printed an error since its last row and opened three dump connections
+ *      since that row): idle after stream;
  *   7. hang: no line for timeout_s of own time while quiet for 2 s (blocked),
- *      or timeout_s of its CPU-seconds spent since its last line (spinning).
+ *      or timeout_s of its CPU-seconds spent since its last line (spinning),
+ *      or no row for timeout_s of own time while it opened three dump
+ *      connections since its last row and printed no error (restarting for
+ *      ever in silence).
  * Load only slows own time and keeps a starved consumer busy: it can stretch
  * a wait, never shorten one into a verdict.
  */
@@ -100,7 +104,10 @@ typedef struct cdch_waits {
     double cpu0, cpu;     /* CPU-seconds of its tree at the start and at the last read */
     double line_seen;     /* the last line's wall time, as last seen */
     double own_line, cpu_line; /* own time and CPU at that line */
-    uint64_t dumps_line;  /* the primary's dump connections at that line */
+    size_t rows_seen;     /* rows emitted, as last seen */
+    double own_row;       /* own time at the last row (or the cell's start) */
+    uint64_t dumps_row;   /* the primary's dump connections at that row */
+    size_t nctl_row;      /* control lines printed before that row */
     double sample_t, quiet_t;  /* quiet: the last look, and since when quiet (0: busy) */
     uint64_t pending;     /* bytes in flight at the last look */
     uint64_t out_bytes;   /* stdout bytes read at the last look, lines or not */
