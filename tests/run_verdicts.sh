@@ -641,6 +641,32 @@ echo "# changed" >>"$work/cons/batch-ok/setup.sh"
 [ "$(tail -1 "$work/batch-ok.setups")" = "1 2 3|" ] && [ "$(wc -l <"$work/batch-ok.setups")" -eq 2 ] \
   || fail "setup_batch, a changed adapter: one run again, got: $(cat "$work/batch-ok.setups")"
 
+# a family with `shares`: the same tree in another place (a fresh clone elsewhere) is the same adapter
+mkdir -p "$work/place1/cons/shared-fam" "$work/place1/cons/shared-common"
+echo "common" >"$work/place1/cons/shared-common/lib.txt"
+cat >"$work/place1/cons/shared-fam/setup.sh" <<EOF
+echo "\$1" >>$work/shared-fam.setups
+EOF
+cat >"$work/place1/cons/shared-fam/manifest.yaml" <<'EOF'
+family: shared-fam
+source: files
+setup: ["sh", "setup.sh"]
+shares: ["../shared-common"]
+run: ["true"]
+versions: ["1"]
+EOF
+cp -r "$work/place1" "$work/place2"
+for p in place1 place2; do
+  "$bin" run --consumers-dir "$work/$p/cons" --consumer shared-fam --scenario "$scenario" \
+    --mode compressed --quiet --report-dir "$work/r7f" >/dev/null 2>&1 || true
+done
+[ "$(wc -l <"$work/shared-fam.setups")" -eq 1 ] \
+  || fail "shares: the same adapter in another folder was set up again ($(wc -l <"$work/shared-fam.setups") setups)"
+echo "# changed" >>"$work/place2/cons/shared-common/lib.txt"
+"$bin" run --consumers-dir "$work/place2/cons" --consumer shared-fam --scenario "$scenario" \
+  --mode compressed --quiet --report-dir "$work/r7f" >/dev/null 2>&1 || true
+[ "$(wc -l <"$work/shared-fam.setups")" -eq 2 ] || fail "shares: a changed shared folder did not set up again"
+
 echo "== session mode: one adapter process serves many cells; expect_by_scenario precedence"
 run --consumer session-skip --consumer session-die --scenario "$scenario" --scenario "$src/scenarios/crud-basic.yaml" \
     --expect manifest -j 1 --timeout 10 --report-dir "$work/r8" >"$work/t8.txt" \

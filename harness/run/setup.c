@@ -126,7 +126,10 @@ static void fingerprint(const cdch_manifest *m, const char *key, const char *loc
         h = run_fnv1a(h, m->setup[i], strlen(m->setup[i]) + 1);
     h = hash_tree(h, m->dir);
     for (size_t i = 0; i < m->nshares; i++) { /* folders the family's setup or adapter use besides its own */
-        h = run_fnv1a(h, m->shares[i], strlen(m->shares[i]) + 1);
+        /* by name, not by absolute path: the same checkout cloned elsewhere is the same adapter */
+        const char *name = strrchr(m->shares[i], '/');
+        name = name ? name + 1 : m->shares[i];
+        h = run_fnv1a(h, name, strlen(name) + 1);
         h = hash_tree(h, m->shares[i]);
     }
     if (local_fp)
