@@ -693,6 +693,29 @@ assert got[("session-die@1", "run-small", "compressed")]["expect_source"] == "ma
 print("session cells ok:", {k: sorted(v) for k, v in pids.items()})
 EOF2
 
+echo "== session pool: workers share a consumer's sessions, at most --sessions of them at once"
+# 8 cells of one session consumer at -j 4: with --sessions 1 every cell runs in one process, with
+# --sessions 2 in at most two (each worker launching its own would make four)
+for n in 1 2; do
+  run --consumer session-skip --scenario "$scenario" --scenario "$src/scenarios/crud-basic.yaml" \
+      --scenario "$src/scenarios/ddl-between-compressed.yaml" --scenario "$src/scenarios/empty-transactions.yaml" \
+      --expect manifest -j 4 --sessions "$n" --timeout 10 --report-dir "$work/r8s$n" >"$work/t8s$n.txt" \
+    || fail "session pool run (--sessions $n): $(cat "$work/t8s$n.txt")"
+  python3 - "$work/r8s$n/report.json" "$n" <<'EOF2'
+import json, re, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+assert len(cells) == 8, len(cells)
+pids = set()
+for c in cells:
+    assert c["meets"], (c["scenario"], c["mode"], c["verdict"], c["summary"])
+    lines = re.findall(r"session pid=(\d+) cell=(\d+)", c["stderr_tail"])
+    assert len(lines) == 1, (c["scenario"], c["mode"], c["stderr_tail"])  # its own cell's lines only
+    pids.add(lines[0][0])
+assert 1 <= len(pids) <= int(sys.argv[2]), (sys.argv[2], sorted(pids))
+print("--sessions", sys.argv[2], ": 8 cells in", len(pids), "process(es)")
+EOF2
+done
+
 echo "== missing transactions that hold PARTIAL_UPDATE_ROWS events are named so (type 39, in payloads too)"
 run --consumer broken-skip --scenario "$src/scenarios/partial-json-full.yaml" --mode compressed --expect silent-skip \
     --timeout 10 --report-dir "$work/r9" >"$work/t9.txt" || fail "partial-json run: $(cat "$work/t9.txt")"

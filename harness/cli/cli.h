@@ -60,6 +60,7 @@ enum {
     CLI_O_ORACLE,
     CLI_O_IGNORE,
     CLI_O_NORMALIZE,
+    CLI_O_SESSIONS,
     CLI_O_EXTRA
 };
 
@@ -72,7 +73,8 @@ enum {
         {"consumer-cmd", required_argument, NULL, CLI_O_CONSUMER_CMD},                                            \
         {"consumer-name", required_argument, NULL, CLI_O_CONSUMER_NAME},                                          \
         {"oracle", required_argument, NULL, CLI_O_ORACLE}, {"ignore", required_argument, NULL, CLI_O_IGNORE},     \
-        {"normalize", required_argument, NULL, CLI_O_NORMALIZE}, {"help", no_argument, NULL, 'h'}
+        {"normalize", required_argument, NULL, CLI_O_NORMALIZE},                                                  \
+        {"sessions", required_argument, NULL, CLI_O_SESSIONS}, {"help", no_argument, NULL, 'h'}
 
 #define CLI_MAX_CONSUMER_DIRS 32
 
@@ -84,6 +86,7 @@ typedef struct cli_cell_opts {
     bool bad;                 /* a value was rejected (the message is printed) */
     double timeout_s;         /* --timeout; 0: not given */
     long jobs;                /* -j; the command's default until given */
+    long sessions;            /* --sessions; 0: the runner's default (two per core) */
     const char *baseline;     /* --baseline REPORT.json or NULL */
     const char *report_dir;   /* --report-dir (default reports/latest) */
     const char *dirs[CLI_MAX_CONSUMER_DIRS]; /* --consumers-dir, in order (more are ignored) */
@@ -100,6 +103,16 @@ typedef struct cli_cell_opts {
     const char *ignore[32], *normalize[32]; /* --ignore / --normalize REGEX */
     size_t nignore, nnormalize;
 } cli_cell_opts;
+
+/* The default -j of `run` and `matrix`: ten cells a core, at most 64 (opts.c says why). */
+long cli_default_jobs(void);
+
+/* The --help lines of -j and --sessions, the same for `run` and `matrix`. */
+#define CLI_JOBS_HELP                                                                                    \
+    "  -j N               cells in parallel (default: 10 a core, at most 64: cells mostly wait)\n"     \
+    "  --sessions N       session-mode consumers (a JVM, a Go, Python or Node process that runs\n"    \
+    "                     cell after cell): processes of one consumer at once, shared by the\n"      \
+    "                     workers (default: two a core; each more is another warm-up)\n"
 
 /* The lines of `run` and `matrix` --help for programs and the differential oracle. */
 #define CLI_ORACLE_HELP                                                                                  \

@@ -40,7 +40,7 @@ static void matrix_usage(FILE *f)
             "state directory. Writes report.json, junit.xml, summary.md and report.html.\n"
             "\n"
             "  --quick            only the matrix's `quick` subset (for pull requests)\n"
-            "  -j N               cells in parallel (default: 10 a core, at most 64: cells mostly wait)\n"
+            CLI_JOBS_HELP
             "  --shard K/N        run the K-th of N equal slices of the planned cells (CI\n"
             "                     machines; join with `cdcharness report merge`)\n"
             "  --baseline R       gate: fail only on cells worse than in report R (a previous\n"
@@ -378,14 +378,7 @@ static int matrix_parse(int argc, char **argv, matrix_args *a)
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
-    /* cells mostly wait on their consumers (sockets, library timers, quiet windows), so ten cells a
-     * core: measured 2026-12-02 on 2 cores, idle, the default matrix -j 10 474 / 482 s, -j 14 441 s,
-     * -j 20 387 s (verdicts identical; 15.7 GB of 24 still available at -j 20); the quick subset
-     * -j 10 31 s, -j 20 38 s (more session JVMs: one per worker), identical again in two runs beside
-     * stress-ng (bench/README.md "The -j default") */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long jobs = 10 * (cores < 1 ? 1 : cores);
-    cli_cell_opts_init(&a->co, "matrix", jobs > 64 ? 64 : jobs);
+    cli_cell_opts_init(&a->co, "matrix", cli_default_jobs());
     a->co.terse_timeout = true;
     int c;
     optind = 1;
@@ -534,6 +527,7 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
     ro.consumer_dirs = a->co.dirs;
     ro.nconsumer_dirs = a->co.ndirs;
     ro.jobs = (int)a->co.jobs;
+    ro.sessions = (unsigned)a->co.sessions;
     ro.report_dir = a->co.report_dir;
     ro.progress = NULL;
     ro.setup_progress = a->co.quiet ? NULL : stderr;

@@ -58,7 +58,7 @@ static void run_usage(FILE *f)
             "  --setup-timeout S  per version setup (default 1800)\n"
             "  --report-dir D     report.json, junit.xml, summary.md and per-cell logs\n"
             "                     (default reports/latest)\n"
-            "  -j N               run N cells in parallel (default 1)\n"
+            CLI_JOBS_HELP
             "  --consumers-dir D  where consumer families live (repeatable; default:\n"
             "                     $CDCH_CONSUMERS (':'-separated), ./consumers, or the source tree's)\n"
             "  --keep-streams     keep the generated streams (their path is printed)\n"
@@ -151,7 +151,7 @@ static int run_parse(int argc, char **argv, run_args *a)
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
-    cli_cell_opts_init(&a->co, "run", 1);
+    cli_cell_opts_init(&a->co, "run", cli_default_jobs());
     cdch_run_opts_init(&a->ro);
     a->mode = "both";
     int c;
@@ -202,6 +202,7 @@ static int run_parse(int argc, char **argv, run_args *a)
     if (a->co.timeout_s > 0)
         a->ro.timeout_s = a->co.timeout_s;
     a->ro.jobs = (int)a->co.jobs;
+    a->ro.sessions = (unsigned)a->co.sessions;
     a->ro.progress = a->co.quiet ? NULL : stderr;
     a->ro.report_dir = a->co.report_dir;
     a->ro.start = (cdch_start_mode)a->co.start;

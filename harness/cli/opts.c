@@ -10,12 +10,27 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "paths.h"
 #include "proc.h"
 #include "runner.h"
 
+
+/* Cells mostly wait on their consumers (sockets, library timers, quiet windows), so ten cells a
+ * core: measured 2026-12-02 on 2 cores, idle, the default matrix -j 10 474 / 482 s, -j 14 441 s,
+ * -j 20 387 s (verdicts identical; 15.7 GB of 24 still available at -j 20); the quick subset
+ * -j 10 31 s, -j 20 38 s (then more session JVMs: one per worker; since session.h, the workers
+ * share them, two a core per consumer), identical again in two runs beside stress-ng (bench/README.md
+ * "The -j default"). `run` has the same default since 2026-12-05: a user checking one consumer
+ * waits for its cells alone. */
+long cli_default_jobs(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = 10 * (cores < 1 ? 1 : cores);
+    return jobs > 64 ? 64 : jobs;
+}
 
 void cli_cell_opts_init(cli_cell_opts *o, const char *cmd, long default_jobs)
 {
@@ -49,6 +64,16 @@ int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
         o->jobs = strtol(arg, &end, 10);
         if (*end || o->jobs < 1 || o->jobs > 256) {
             fprintf(stderr, "cdcharness %s: -j wants 1..256, not '%s'\n", o->cmd, arg);
+            o->bad = true;
+            ok = false;
+        }
+        break;
+    }
+    case CLI_O_SESSIONS: {
+        char *end;
+        o->sessions = strtol(arg, &end, 10);
+        if (*end || o->sessions < 1 || o->sessions > 256) {
+            fprintf(stderr, "cdcharness %s: --sessions wants 1..256, not '%s'\n", o->cmd, arg);
             o->bad = true;
             ok = false;
         }

@@ -25,6 +25,7 @@
 #include "primary.h"
 #include "reader.h"
 #include "proc.h"
+#include "session.h"
 #include "setup.h"
 #include "stream.h"
 #include "streamidx.h"
@@ -138,6 +139,8 @@ struct cdch_run {
     double *estimate;       /* per cell: expected seconds (longest first) */
     bool *heavy;            /* per cell: CPU-heavy (admit.h) */
     cdch_admit admit;       /* heavy cells and setups running (under mu) */
+    cdch_session_pool sessions; /* session-mode adapters, shared by the workers (under mu) */
+    size_t *untaken;        /* per consumer: cells no worker has taken yet (under mu) */
     bool planned;
     size_t planned_total; /* before sharding */
 };
@@ -204,6 +207,9 @@ void cdch_run_free(cdch_run *r)
     free(r->cells);
     free(r->taken);
     free(r->finished);
+    free(r->untaken);
+    if (r->sessions.live)
+        cdch_session_pool_free(&r->sessions);
     free(r->estimate);
     free(r->heavy);
     for (size_t i = 0; i < r->nstreams; i++) {
@@ -1084,106 +1090,85 @@ static char *subst_cache(const char *word, const char *cache)
     return out;
 }
 
-/* ---- session-mode adapters (consumers/README.md "Session mode") --------------------- */
+/* ---- session-mode adapters (session.h: a pool the workers share) ------------------- */
 
-/* A worker thread's live session adapter (at most one: cells are planned
- * consumer by consumer, so a worker mostly reuses it). */
+/* A worker's hold on a session for the cell it runs (NULL between cells). */
 typedef struct wstate {
-    cdch_proc *p;
-    size_t consumer_idx;
-    uint64_t err_mark; /* stderr position at the current cell's start */
-    bool launched;     /* the last session_begin launched a new process */
+    cdch_session *s;      /* borrowed from r->sessions (NULL: launch one, the pool counted it) */
+    cdch_session *evict;  /* an idle session to end to make room, outside the lock */
+    bool in_session;      /* the cell taken is a session-mode consumer's */
+    bool counted;         /* the pool counts a session for this worker (s, or a launch reserved) */
+    bool launched;        /* the cell's session was launched for it */
+    size_t consumer;      /* the cell's consumer */
 } wstate;
 
-static void session_end(wstate *ws)
+static bool consumer_session(const consumer *con) { return cdch_manifest_session(con->m, con->v); }
+
+/* Give the worker's session back to the pool, or end it when its process is
+ * gone or its consumer has no cell left to take (the pool holds only warm
+ * sessions that a cell may still use). */
+static void session_release(cdch_run *r, wstate *ws)
 {
-    if (!ws->p)
+    cdch_session *s = ws->s, *end = NULL;
+    ws->s = NULL;
+    if (!ws->counted)
         return;
-    if (!cdch_proc_exited(ws->p)) {
-        cdch_proc_close_stdin(ws->p); /* EOF: the adapter exits 0 */
-        double t0 = now_s();
-        while (cdch_proc_pump(ws->p, 100, NULL, NULL) && now_s() - t0 < 5) {
-        }
+    ws->counted = false;
+    pthread_mutex_lock(&r->mu);
+    if (!s) {
+        cdch_session_pool_gone(&r->sessions, ws->consumer); /* the launch reserved was not made */
+    } else if (cdch_proc_exited(s->p) || r->untaken[s->consumer] == 0) {
+        cdch_session_pool_gone(&r->sessions, s->consumer);
+        end = s;
+    } else {
+        cdch_session_pool_give(&r->sessions, s);
     }
-    cdch_proc_free(ws->p); /* kills what is left */
-    ws->p = NULL;
+    pthread_cond_broadcast(&r->changed); /* a worker may be waiting for a session of this consumer */
+    pthread_mutex_unlock(&r->mu);
+    cdch_session_end(end);
 }
 
-static void json_env(cdch_buf *b, char *const *env, size_t ne)
-{
-    cdch_put_str(b, "{");
-    for (size_t i = 0; i < ne; i++) {
-        const char *eq = strchr(env[i], '=');
-        if (!eq)
-            continue;
-        if (i)
-            cdch_put_str(b, ",");
-        cdch_put_json_str(b, env[i], (size_t)(eq - env[i]), 0);
-        cdch_put_str(b, ":");
-        cdch_put_json_str(b, eq + 1, strlen(eq + 1), 0);
-    }
-    cdch_put_str(b, "}");
-}
-
-/* Reuse or launch the worker's session adapter for consumer ci and send it
- * the cell's start line. */
+/* The worker's session for consumer ci (the pool lent it, or reserved a
+ * launch): launch one when none was lent or the lent one died while idle,
+ * and send it the cell's start line. NULL and err on failure (the
+ * reservation is given back). */
 static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv, FILE *errlog, char *const *env,
                                 size_t ne, const char *cell_id, cdch_err *err)
 {
     consumer *con = &r->consumers[ci];
-    if (ws->p && (ws->consumer_idx != ci || !cdch_proc_pump(ws->p, 0, NULL, NULL)))
-        session_end(ws);
-    ws->launched = !ws->p;
-    if (!ws->p) {
+    cdch_session_end(ws->evict);
+    ws->evict = NULL;
+    if (ws->s && !cdch_proc_pump(ws->s->p, 0, NULL, NULL)) {
+        cdch_session_end(ws->s); /* died while idle: its place in the pool goes to a fresh one */
+        ws->s = NULL;
+    }
+    ws->launched = !ws->s;
+    if (!ws->s) {
         char *senv[6] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
                          xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin),
                          con->config ? xprintf("CDCH_CONFIG=%s", con->config) : NULL, NULL};
         cdch_proc_opts po = {argv, con->m->dir, senv, NULL, true};
-        ws->p = cdch_proc_spawn(&po, err);
+        ws->s = cdch_session_launch(&po, ci, err);
         for (size_t i = 0; senv[i]; i++)
             free(senv[i]);
-        if (!ws->p)
-            return NULL;
-        ws->consumer_idx = ci;
+        if (ws->s) {
+            pthread_mutex_lock(&r->mu);
+            r->sessions.launches++;
+            pthread_mutex_unlock(&r->mu);
+        }
     }
-    cdch_proc_set_stderr_copy(ws->p, errlog);
-    ws->err_mark = cdch_proc_stderr_mark(ws->p);
-    cdch_buf b = CDCH_BUF_INIT;
-    cdch_buf_printf(&b, "{\"kind\":\"start\",\"cell\":\"%s\",\"env\":", cell_id);
-    json_env(&b, env, ne);
-    cdch_put_str(&b, "}");
-    int rc = cdch_proc_send(ws->p, cdch_buf_cstr(&b), 5000, err);
-    cdch_buf_free(&b);
-    if (rc != 0) {
-        cdch_err_wrap(err, "session adapter: ");
-        session_end(ws);
-        return NULL;
-    }
-    return ws->p;
+    if (ws->s && cdch_session_start_cell(ws->s, cell_id, env, ne, errlog, err) == 0)
+        return ws->s->p;
+    cdch_session_end(ws->s);
+    ws->s = NULL;
+    session_release(r, ws); /* its place in the pool */
+    return NULL;
 }
 
-/* Ask the session adapter to stop the cell's consumer; wait up to 10 s of
- * its own time (activity.h: a session starved by load gets them all; at most
- * a minute of wall time) for its "stopped" line, else kill it (the next cell
- * launches a fresh one). True when it answered in time; *own: its seconds. */
-static bool session_stop_cell(wstate *ws, cellio *io, double *own)
+static bool io_answered(void *ud)
 {
-    char line[96];
-    snprintf(line, sizeof line, "{\"kind\":\"stop\",\"cell\":\"%s\"}", io->cell_id);
-    cdch_err e;
-    *own = 0;
-    if (cdch_proc_send(ws->p, line, 2000, &e) == 0) {
-        double t0 = now_s();
-        cdch_own_clock clk;
-        cdch_own_clock_start(&clk, cdch_proc_pid(ws->p), t0);
-        while (!io->stopped && !io->ended && cdch_proc_pump(ws->p, 100, on_line, io) && *own < 10 &&
-               now_s() - t0 < 60)
-            *own = cdch_own_clock_read(&clk, cdch_proc_pid(ws->p), now_s());
-    }
-    bool answered = io->stopped || io->ended;
-    if (!answered && !cdch_proc_exited(ws->p))
-        cdch_proc_stop(ws->p, 2000, on_line, io);
-    return answered;
+    const cellio *io = ud;
+    return io->stopped || io->ended;
 }
 
 static void set_error(cdch_cell *cell, const char *msg, double t0)
@@ -1346,7 +1331,7 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
     if (c->in_session) {
         c->p = session_begin(c->r, ws, c->cell->consumer_idx, c->argv, c->errlog, c->env, c->ne, c->cell_id, err);
         if (c->p)
-            c->err_mark = ws->err_mark;
+            c->err_mark = ws->s->err_mark;
         c->cell->launched = ws->launched;
     } else {
         c->cell->launched = true;
@@ -1412,7 +1397,8 @@ static void end_adapter(cellrun *c, wstate *ws, const cdch_waits *w, cdch_stop_r
     } else {
         size_t nctl = c->obs->nctl; /* control lines printed while being stopped do not count */
         if (c->in_session) {
-            cell->stop_forced = !session_stop_cell(ws, &c->io, &cell->stop_seconds);
+            cell->stop_forced =
+                !cdch_session_stop_cell(ws->s, c->cell_id, on_line, &c->io, io_answered, &cell->stop_seconds);
         } else {
             cdch_proc_stop(c->p, 5000, on_line, &c->io);
             cell->stop_forced = cdch_proc_stop_forced(c->p, &cell->stop_seconds);
@@ -1440,10 +1426,8 @@ static void end_adapter(cellrun *c, wstate *ws, const cdch_waits *w, cdch_stop_r
     double cpu = cdch_proc_cpu_seconds(c->p);
     cell->cpu_seconds = cpu >= 0 && c->cpu0 >= 0 ? cpu - c->cpu0 : -1;
     if (c->in_session) {
-        if (cdch_proc_exited(c->p))
-            session_end(ws);
-        else
-            cdch_proc_set_stderr_copy(c->p, NULL);
+        cdch_proc_set_stderr_copy(c->p, NULL);
+        session_release(c->r, ws); /* back to the pool, or ended when its process is gone */
     } else {
         cdch_proc_free(c->p);
     }
@@ -1605,6 +1589,9 @@ static void run_cell_steps(cdch_run *r, size_t ci, wstate *ws)
 static void run_cell(cdch_run *r, size_t ci, wstate *ws)
 {
     run_cell_steps(r, ci, ws);
+    cdch_session_end(ws->evict); /* the cell did not start its adapter: what it took goes back */
+    ws->evict = NULL;
+    session_release(r, ws);
     const cdch_cell *cell = &r->cells[ci];
     stream *st = &r->streams[stream_for(r, cell->scenario_idx, cell->mode, cell->attach)];
     pthread_mutex_lock(&r->mu);
@@ -1621,10 +1608,13 @@ static void run_cell(cdch_run *r, size_t ci, wstate *ws)
 }
 
 /* The next cell for a worker (under r->mu): of the consumers installed so
- * far, the longest cell of the consumer whose session the worker holds (it
- * stays warm), else the longest of all; SIZE_MAX when every cell is taken.
- * Waits while the only cells left wait for their consumer's setup. */
-static size_t take_cell(cdch_run *r, const wstate *ws)
+ * far, the longest cell of a consumer with an idle session in the pool (it
+ * is warm), else the longest of all; SIZE_MAX when every cell is taken.
+ * A session-mode consumer's cell is taken with its session (session.h: lent
+ * or a launch reserved). Waits while the only cells left wait for their
+ * consumer's setup, for a core (admit.h) or for a session of their
+ * consumer. */
+static size_t take_cell(cdch_run *r, wstate *ws)
 {
     for (;;) {
         size_t best = SIZE_MAX, best_own = SIZE_MAX;
@@ -1634,21 +1624,32 @@ static size_t take_cell(cdch_run *r, const wstate *ws)
                 continue;
             left = true;
             size_t ci = r->cells[i].consumer_idx;
+            bool session = consumer_session(&r->consumers[ci]);
             if (r->consumers[ci].setup != SETUP_DONE || !cdch_admit_may_start(&r->admit, r->heavy[i]) ||
-                !cdch_oracle_may_start(r->cells, r->ncells, r->finished, i))
-                continue; /* not installed yet, heavy with every core taken by heavy work (admit.h), or
-                           * judged against its plain twin, which is not done */
+                !cdch_oracle_may_start(r->cells, r->ncells, r->finished, i) ||
+                (session && !cdch_session_pool_may_run(&r->sessions, ci)))
+                continue; /* not installed yet, heavy with every core taken by heavy work (admit.h), judged
+                           * against its plain twin, which is not done, or its consumer has as many sessions
+                           * as it may, all busy (session.h) */
             if (best == SIZE_MAX || r->estimate[i] > r->estimate[best])
                 best = i;
-            if (ws->p && ws->consumer_idx == ci && (best_own == SIZE_MAX || r->estimate[i] > r->estimate[best_own]))
+            if (session && cdch_session_pool_warm(&r->sessions, ci) &&
+                (best_own == SIZE_MAX || r->estimate[i] > r->estimate[best_own]))
                 best_own = i;
         }
         if (!left)
             return SIZE_MAX;
         size_t i = best_own != SIZE_MAX ? best_own : best;
         if (i != SIZE_MAX) {
+            size_t ci = r->cells[i].consumer_idx;
             r->taken[i] = true;
+            r->untaken[ci]--;
             cdch_admit_started(&r->admit, r->heavy[i]);
+            ws->in_session = ws->counted = consumer_session(&r->consumers[ci]);
+            ws->consumer = ci;
+            ws->s = ws->evict = NULL;
+            if (ws->in_session)
+                ws->s = cdch_session_pool_take(&r->sessions, ci, &ws->evict);
             return i;
         }
         pthread_cond_wait(&r->changed, &r->mu);
@@ -1658,13 +1659,21 @@ static size_t take_cell(cdch_run *r, const wstate *ws)
 static void *worker(void *arg)
 {
     cdch_run *r = arg;
-    wstate ws = {NULL, 0, 0, false};
+    wstate ws = {NULL, NULL, false, false, false, 0};
     for (;;) {
         pthread_mutex_lock(&r->mu);
         size_t i = take_cell(r, &ws);
         pthread_mutex_unlock(&r->mu);
         if (i == SIZE_MAX)
             break;
+        for (cdch_session *s; ws.in_session;) { /* its consumer's last cell: its other idle sessions go */
+            pthread_mutex_lock(&r->mu);
+            s = r->untaken[ws.consumer] == 0 ? cdch_session_pool_pop(&r->sessions, ws.consumer) : NULL;
+            pthread_mutex_unlock(&r->mu);
+            if (!s)
+                break;
+            cdch_session_end(s);
+        }
         run_cell(r, i, &ws);
         pthread_mutex_lock(&r->mu);
         cdch_admit_ended(&r->admit, r->heavy[i]);
@@ -1683,7 +1692,15 @@ static void *worker(void *arg)
         }
         pthread_mutex_unlock(&r->mu);
     }
-    session_end(&ws);
+    /* no cell left: end the idle sessions, each worker one at a time (they exit in parallel) */
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        cdch_session *s = cdch_session_pool_pop(&r->sessions, SIZE_MAX);
+        pthread_mutex_unlock(&r->mu);
+        if (!s)
+            break;
+        cdch_session_end(s);
+    }
     return NULL;
 }
 
@@ -1710,6 +1727,8 @@ static void flag_regressions(cdch_run *r)
     }
 }
 
+unsigned cdch_run_session_launches(const cdch_run *r) { return r->sessions.launches; }
+
 int cdch_run_execute(cdch_run *r, cdch_err *err)
 {
     const char *td = getenv("TMPDIR");
@@ -1733,6 +1752,11 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     size_t nthreads = (size_t)r->o.jobs;
     if (nthreads > r->ncells)
         nthreads = r->ncells ? r->ncells : 1;
+    r->untaken = xcalloc(r->nconsumers ? r->nconsumers : 1, sizeof *r->untaken);
+    for (size_t i = 0; i < r->ncells; i++)
+        r->untaken[r->cells[i].consumer_idx]++;
+    cdch_session_pool_init(&r->sessions, r->nconsumers,
+                           r->o.sessions ? r->o.sessions : cdch_session_default_per_consumer(0), (unsigned)nthreads);
     pthread_t *th = xcalloc(nthreads, sizeof *th);
     size_t started = 0;
     for (size_t i = 0; i < nthreads && nthreads > 1; i++)

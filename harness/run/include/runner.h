@@ -74,7 +74,9 @@ typedef struct cdch_run_opts {
                                   * with no dump connection and no output before "did not resume"
                                   * (default 80: BinaryLogClient's keepalive thread looks every 60 s, then pings
                                   * and reconnects) */
-    int jobs;                    /* cells run in parallel (default 1) */
+    int jobs;                    /* cells run in parallel (default 1; the CLI's: ten a core, at most 64) */
+    unsigned sessions;           /* session-mode consumers: processes of one consumer at once, shared by the
+                                  * workers (session.h; default 0 = two per core) */
     const char *report_dir;      /* cell logs (NULL: none) */
     const char *bin_path;        /* CDCH_BIN for adapters (NULL: /proc/self/exe) */
     const char *cache_root;      /* NULL: $CDCH_CACHE or ~/.cache/cdcharness */
@@ -97,6 +99,10 @@ typedef struct cdch_run_opts {
 } cdch_run_opts;
 
 void cdch_run_opts_init(cdch_run_opts *o);
+
+struct cdch_run;
+/* Session-mode processes the run launched (session.h; after cdch_run_execute). */
+unsigned cdch_run_session_launches(const struct cdch_run *r);
 
 typedef struct cdch_cell {
     /* what */

@@ -1,0 +1,100 @@
+/* session.h — session-mode adapters (consumers/README.md "Session mode"):
+ * the processes of a run, shared by its workers.
+ *
+ * A session adapter starts once (a JVM warms up for seconds) and runs cells
+ * one after another, each told on its stdin. The run keeps them in a pool:
+ * a worker borrows an idle session of the cell's consumer, or launches one,
+ * runs its cell through it and gives it back, so the next cell of that
+ * consumer, on any worker, finds it warm. One cell at a time per process:
+ * the waits (waits.h) judge a process's threads, CPU and output, which are
+ * the cell's only while the process serves that cell alone.
+ *
+ * Bounds: at most `per_consumer` sessions of one consumer at once (each
+ * more is another warm-up to pay; a session cell keeps its process busy
+ * for part of its life only, so a few per core keep the cores busy; the
+ * other workers take other consumers' cells meanwhile), and at most `total`
+ * processes in all (the run's -j: the memory of today's one-per-worker); to
+ * launch past it, the least recently used idle session is ended.
+ *
+ * Owns: the pool's arrays and its idle sessions (each owns its cdch_proc).
+ * A borrowed session is the borrower's until it gives it back or ends it.
+ * The pool functions are not locked: callers hold their run's lock. Ending
+ * a process (cdch_session_end) may take seconds: call it outside the lock.
+ */
+#ifndef CDCH_SESSION_H
+#define CDCH_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "proc.h"
+
+typedef struct cdch_session {
+    cdch_proc *p;
+    size_t consumer;   /* the run's consumer index */
+    uint64_t err_mark; /* stderr position at the current cell's start */
+    uint64_t used;     /* the pool's tick when last given back (least recently used first) */
+    unsigned cells;    /* cells it has run */
+} cdch_session;
+
+typedef struct cdch_session_pool {
+    cdch_session **idle;
+    size_t nidle, cap;
+    unsigned *live;        /* per consumer: sessions launched (or being launched) and not ended */
+    size_t nconsumers;
+    unsigned per_consumer; /* sessions of one consumer at once */
+    unsigned total;        /* processes at once, idle ones included */
+    unsigned nlive;
+    uint64_t tick;
+    unsigned launches;     /* processes launched so far (for reports and tests) */
+} cdch_session_pool;
+
+/* Default sessions of one consumer at once: two per core (cores 0: online). */
+unsigned cdch_session_default_per_consumer(unsigned cores);
+
+/* per_consumer and total at least 1. */
+void cdch_session_pool_init(cdch_session_pool *sp, size_t nconsumers, unsigned per_consumer, unsigned total);
+/* Ends every idle session (blocking: call once the workers are done). */
+void cdch_session_pool_free(cdch_session_pool *sp);
+
+/* Whether a cell of this consumer can get a session now: an idle one, or
+ * room to launch one. */
+bool cdch_session_pool_may_run(const cdch_session_pool *sp, size_t consumer);
+/* Whether an idle session of this consumer is waiting (a warm cell). */
+bool cdch_session_pool_warm(const cdch_session_pool *sp, size_t consumer);
+
+/* Borrow a session for a cell of this consumer (only after may_run): an
+ * idle one, most recently used first, or NULL with a launch reserved (the
+ * caller launches, cdch_session_launch, and on failure calls gone). *evict:
+ * an idle session of another consumer the caller must end (outside the lock)
+ * to stay within `total`, else NULL. */
+cdch_session *cdch_session_pool_take(cdch_session_pool *sp, size_t consumer, cdch_session **evict);
+/* Give a borrowed session back, alive and between cells. */
+void cdch_session_pool_give(cdch_session_pool *sp, cdch_session *s);
+/* A borrowed session was ended (or a reserved launch failed). */
+void cdch_session_pool_gone(cdch_session_pool *sp, size_t consumer);
+/* Remove and return an idle session of this consumer (SIZE_MAX: of any),
+ * for the caller to end; NULL when none. */
+cdch_session *cdch_session_pool_pop(cdch_session_pool *sp, size_t consumer);
+
+/* Launch a session process (opts->stdin_pipe is set here). NULL and err on failure. */
+cdch_session *cdch_session_launch(const cdch_proc_opts *opts, size_t consumer, cdch_err *err);
+/* Send the cell's start line ({"kind":"start","cell":ID,"env":{...}} from
+ * the NAME=VALUE strings of env), copying its stderr to errlog (may be
+ * NULL) from here on. -1 and err when the process does not take it. */
+int cdch_session_start_cell(cdch_session *s, const char *cell_id, char *const *env, size_t ne, FILE *errlog,
+                            cdch_err *err);
+/* Ask it to stop the cell's consumer and pump its output (fn, ud) until
+ * answered(ud) (its "stopped" or "ended" line), up to 10 s of its own time
+ * (activity.h: a session starved by load gets them all; at most a minute of
+ * wall time); not answered, its process is killed. True when it answered;
+ * *own: the own seconds it took. */
+bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line_fn fn, void *ud,
+                            bool (*answered)(void *ud), double *own);
+/* End the process (end of stdin, up to 5 s to exit, then killed) and free
+ * the session. Accepts NULL. */
+void cdch_session_end(cdch_session *s);
+
+#endif

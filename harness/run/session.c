@@ -1,0 +1,210 @@
+/* session.c — session-mode adapters shared by a run's workers (session.h). */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "activity.h"
+#include "buf.h"
+#include "jsonstr.h"
+#include "xalloc.h"
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+unsigned cdch_session_default_per_consumer(unsigned cores)
+{
+    if (cores == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        cores = n > 0 ? (unsigned)n : 1;
+    }
+    return 2 * cores;
+}
+
+void cdch_session_pool_init(cdch_session_pool *sp, size_t nconsumers, unsigned per_consumer, unsigned total)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->nconsumers = nconsumers;
+    sp->live = cdch_xcalloc(nconsumers ? nconsumers : 1, sizeof *sp->live);
+    sp->cap = total ? total : 1;
+    sp->idle = cdch_xcalloc(sp->cap, sizeof *sp->idle);
+    sp->per_consumer = per_consumer ? per_consumer : 1;
+    sp->total = total ? total : 1;
+}
+
+void cdch_session_pool_free(cdch_session_pool *sp)
+{
+    for (size_t i = 0; i < sp->nidle; i++)
+        cdch_session_end(sp->idle[i]);
+    free(sp->idle);
+    free(sp->live);
+    memset(sp, 0, sizeof *sp);
+}
+
+bool cdch_session_pool_warm(const cdch_session_pool *sp, size_t consumer)
+{
+    for (size_t i = 0; i < sp->nidle; i++)
+        if (sp->idle[i]->consumer == consumer)
+            return true;
+    return false;
+}
+
+bool cdch_session_pool_may_run(const cdch_session_pool *sp, size_t consumer)
+{
+    return consumer < sp->nconsumers && (sp->live[consumer] < sp->per_consumer || cdch_session_pool_warm(sp, consumer));
+}
+
+static cdch_session *remove_idle(cdch_session_pool *sp, size_t i)
+{
+    cdch_session *s = sp->idle[i];
+    memmove(&sp->idle[i], &sp->idle[i + 1], (sp->nidle - i - 1) * sizeof *sp->idle);
+    sp->nidle--;
+    return s;
+}
+
+cdch_session *cdch_session_pool_take(cdch_session_pool *sp, size_t consumer, cdch_session **evict)
+{
+    *evict = NULL;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < sp->nidle; i++)
+        if (sp->idle[i]->consumer == consumer && (best == SIZE_MAX || sp->idle[i]->used > sp->idle[best]->used))
+            best = i;
+    if (best != SIZE_MAX)
+        return remove_idle(sp, best);
+    if (sp->nlive >= sp->total && sp->nidle > 0) {
+        size_t lru = 0;
+        for (size_t i = 1; i < sp->nidle; i++)
+            if (sp->idle[i]->used < sp->idle[lru]->used)
+                lru = i;
+        *evict = remove_idle(sp, lru);
+        sp->live[(*evict)->consumer]--;
+        sp->nlive--;
+    }
+    sp->live[consumer]++;
+    sp->nlive++;
+    return NULL;
+}
+
+void cdch_session_pool_give(cdch_session_pool *sp, cdch_session *s)
+{
+    s->used = ++sp->tick;
+    if (sp->nidle == sp->cap) { /* not while nidle < nlive <= total; kept safe all the same */
+        sp->cap *= 2;
+        sp->idle = cdch_xrealloc(sp->idle, sp->cap * sizeof *sp->idle);
+    }
+    sp->idle[sp->nidle++] = s;
+}
+
+void cdch_session_pool_gone(cdch_session_pool *sp, size_t consumer)
+{
+    if (consumer < sp->nconsumers && sp->live[consumer] > 0) {
+        sp->live[consumer]--;
+        sp->nlive--;
+    }
+}
+
+cdch_session *cdch_session_pool_pop(cdch_session_pool *sp, size_t consumer)
+{
+    for (size_t i = 0; i < sp->nidle; i++)
+        if (consumer == SIZE_MAX || sp->idle[i]->consumer == consumer) {
+            cdch_session *s = remove_idle(sp, i);
+            cdch_session_pool_gone(sp, s->consumer);
+            return s;
+        }
+    return NULL;
+}
+
+cdch_session *cdch_session_launch(const cdch_proc_opts *opts, size_t consumer, cdch_err *err)
+{
+    cdch_proc_opts po = *opts;
+    po.stdin_pipe = true;
+    cdch_proc *p = cdch_proc_spawn(&po, err);
+    if (!p)
+        return NULL;
+    cdch_session *s = cdch_xcalloc(1, sizeof *s);
+    s->p = p;
+    s->consumer = consumer;
+    return s;
+}
+
+static void json_env(cdch_buf *b, char *const *env, size_t ne)
+{
+    cdch_put_str(b, "{");
+    bool first = true;
+    for (size_t i = 0; i < ne; i++) {
+        const char *eq = strchr(env[i], '=');
+        if (!eq)
+            continue;
+        if (!first)
+            cdch_put_str(b, ",");
+        first = false;
+        cdch_put_json_str(b, env[i], (size_t)(eq - env[i]), 0);
+        cdch_put_str(b, ":");
+        cdch_put_json_str(b, eq + 1, strlen(eq + 1), 0);
+    }
+    cdch_put_str(b, "}");
+}
+
+int cdch_session_start_cell(cdch_session *s, const char *cell_id, char *const *env, size_t ne, FILE *errlog,
+                            cdch_err *err)
+{
+    cdch_proc_set_stderr_copy(s->p, errlog);
+    s->err_mark = cdch_proc_stderr_mark(s->p);
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_str(&b, "{\"kind\":\"start\",\"cell\":");
+    cdch_put_json_str(&b, cell_id, strlen(cell_id), 0);
+    cdch_put_str(&b, ",\"env\":");
+    json_env(&b, env, ne);
+    cdch_put_str(&b, "}");
+    int rc = cdch_proc_send(s->p, cdch_buf_cstr(&b), 5000, err);
+    cdch_buf_free(&b);
+    if (rc != 0)
+        return cdch_err_wrap(err, "session adapter: ");
+    s->cells++;
+    return 0;
+}
+
+bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line_fn fn, void *ud,
+                            bool (*answered)(void *ud), double *own)
+{
+    cdch_buf b = CDCH_BUF_INIT;
+    cdch_put_str(&b, "{\"kind\":\"stop\",\"cell\":");
+    cdch_put_json_str(&b, cell_id, strlen(cell_id), 0);
+    cdch_put_str(&b, "}");
+    cdch_err e;
+    *own = 0;
+    if (cdch_proc_send(s->p, cdch_buf_cstr(&b), 2000, &e) == 0) {
+        double t0 = mono_s();
+        cdch_own_clock clk;
+        cdch_own_clock_start(&clk, cdch_proc_pid(s->p), t0);
+        while (!answered(ud) && cdch_proc_pump(s->p, 100, fn, ud) && *own < 10 && mono_s() - t0 < 60)
+            *own = cdch_own_clock_read(&clk, cdch_proc_pid(s->p), mono_s());
+    }
+    cdch_buf_free(&b);
+    bool ok = answered(ud);
+    if (!ok && !cdch_proc_exited(s->p))
+        cdch_proc_stop(s->p, 2000, fn, ud);
+    return ok;
+}
+
+void cdch_session_end(cdch_session *s)
+{
+    if (!s)
+        return;
+    if (!cdch_proc_exited(s->p)) {
+        cdch_proc_set_stderr_copy(s->p, NULL);
+        cdch_proc_close_stdin(s->p); /* EOF: the adapter exits 0 */
+        double t0 = mono_s();
+        while (cdch_proc_pump(s->p, 100, NULL, NULL) && mono_s() - t0 < 5) {
+        }
+    }
+    cdch_proc_free(s->p); /* kills what is left */
+    free(s);
+}
