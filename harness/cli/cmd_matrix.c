@@ -26,7 +26,7 @@ enum { MATRIX_EXIT_REGRESSION = 1, MATRIX_EXIT_HARNESS = 2 };
 static void matrix_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cdcharness matrix [MATRIX.yaml] [--quick] [-j N] [--shard K/N]\n"
+            "usage: cdcharness matrix [MATRIX.yaml] [--quick] [-j N] [--sessions N] [--shard K/N]\n"
             "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
             "                         [--list | --setup-only] [--timeout S] [--consumers-dir DIR]\n"
             "                         [--quiet] [--start auto|attach|empty]\n"

@@ -22,7 +22,7 @@ static void run_usage(FILE *f)
             "                      [--consumer-config FAMILY[@VERSION]=FILE]\n"
             "                      [--mode both|compressed|uncompressed|flip]\n"
             "                      [--expect VERDICT|manifest | --expect-file FILE | --baseline REPORT.json]\n"
-            "                      [--timeout S] [--report-dir DIR] [-j N] [--consumers-dir DIR]\n"
+            "                      [--timeout S] [--report-dir DIR] [-j N] [--sessions N] [--consumers-dir DIR]\n"
             "                      [--start auto|attach|empty]\n"
             "                      [--consumer-cmd 'COMMAND ...' [--consumer-name N]] [--oracle O]\n"
             "                      [--ignore REGEX] [--normalize REGEX]\n"

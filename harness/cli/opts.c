@@ -54,31 +54,27 @@ bool cli_secs(cli_cell_opts *o, const char *opt, const char *s, double *out)
     return false;
 }
 
+/* A count of 1..256 (-j, --sessions). */
+static bool count_1_256(cli_cell_opts *o, const char *opt, const char *arg, long *out)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+    if (end == arg || *end || n < 1 || n > 256) {
+        fprintf(stderr, "cdcharness %s: %s wants 1..256, not '%s'\n", o->cmd, opt, arg);
+        o->bad = true;
+        return false;
+    }
+    *out = n;
+    return true;
+}
+
 int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
 {
     bool ok = true;
     switch (c) {
     case 't': ok = cli_secs(o, "--timeout", arg, &o->timeout_s); break;
-    case 'j': {
-        char *end;
-        o->jobs = strtol(arg, &end, 10);
-        if (*end || o->jobs < 1 || o->jobs > 256) {
-            fprintf(stderr, "cdcharness %s: -j wants 1..256, not '%s'\n", o->cmd, arg);
-            o->bad = true;
-            ok = false;
-        }
-        break;
-    }
-    case CLI_O_SESSIONS: {
-        char *end;
-        o->sessions = strtol(arg, &end, 10);
-        if (*end || o->sessions < 1 || o->sessions > 256) {
-            fprintf(stderr, "cdcharness %s: --sessions wants 1..256, not '%s'\n", o->cmd, arg);
-            o->bad = true;
-            ok = false;
-        }
-        break;
-    }
+    case 'j': ok = count_1_256(o, "-j", arg, &o->jobs); break;
+    case CLI_O_SESSIONS: ok = count_1_256(o, "--sessions", arg, &o->sessions); break;
     case CLI_O_BASELINE: o->baseline = arg; break;
     case CLI_O_REPORT_DIR: o->report_dir = arg; break;
     case CLI_O_CONSUMERS_DIR:

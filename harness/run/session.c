@@ -4,20 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "activity.h"
 #include "buf.h"
 #include "jsonstr.h"
+#include "sys.h"
 #include "xalloc.h"
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double mono_s(void) { return (double)cdch_now_ns() / 1e9; }
 
 unsigned cdch_session_default_per_consumer(unsigned cores)
 {
