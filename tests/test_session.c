@@ -21,7 +21,7 @@ static cdch_session *fake(size_t consumer)
 START_TEST(per_consumer_bound_and_warm_first)
 {
     cdch_session_pool sp;
-    cdch_session_pool_init(&sp, 3, 2, 8);
+    cdch_session_pool_init(&sp, 3, 2, false, 8);
     cdch_session *ev;
     ck_assert(cdch_session_pool_may_run(&sp, 0));
     ck_assert(!cdch_session_pool_warm(&sp, 0));
@@ -52,7 +52,7 @@ END_TEST
 START_TEST(total_evicts_least_recently_used)
 {
     cdch_session_pool sp;
-    cdch_session_pool_init(&sp, 4, 4, 2);
+    cdch_session_pool_init(&sp, 4, 4, false, 2);
     cdch_session *ev;
     ck_assert_ptr_null(cdch_session_pool_take(&sp, 0, &ev));
     ck_assert_ptr_null(cdch_session_pool_take(&sp, 1, &ev));
@@ -70,8 +70,38 @@ START_TEST(total_evicts_least_recently_used)
     ck_assert_ptr_null(cdch_session_pool_pop(&sp, SIZE_MAX));
     ck_assert_uint_eq(sp.nlive, 1);
     cdch_session_pool_free(&sp);
-    ck_assert_uint_eq(cdch_session_default_per_consumer(3), 6);
-    ck_assert_uint_ge(cdch_session_default_per_consumer(0), 2);
+    ck_assert_uint_eq(cdch_session_default_per_consumer(3), 9);
+    ck_assert_uint_ge(cdch_session_default_per_consumer(0), 3);
+}
+END_TEST
+
+START_TEST(cheap_launches_are_not_bounded)
+{
+    cdch_session_pool sp;
+    cdch_session_pool_init(&sp, 3, 1, false, 4);
+    cdch_session *ev;
+    ck_assert_ptr_null(cdch_session_pool_take(&sp, 0, &ev));
+    ck_assert(!cdch_session_pool_may_run(&sp, 0)); /* not measured yet: the bound holds */
+    cdch_session_pool_launch_cost(&sp, 0, 0.02);   /* a Go process */
+    ck_assert(cdch_session_pool_may_run(&sp, 0));
+    for (int i = 0; i < 3; i++)
+        ck_assert_ptr_null(cdch_session_pool_take(&sp, 0, &ev));
+    ck_assert(!cdch_session_pool_may_run(&sp, 0)); /* total still holds */
+    cdch_session_pool_launch_cost(&sp, 1, 2.5);     /* a JVM's first cell */
+    ck_assert_int_eq(sp.cheap[1], 0);
+    cdch_session_pool_launch_cost(&sp, 0, 7.5);     /* a heavy cell's launch: the cheap one still bounds it */
+    ck_assert_int_eq(sp.cheap[0], 1);
+    cdch_session_pool_launch_cost(&sp, 1, 0.1);     /* a launch costs at most its cheapest cell */
+    ck_assert_int_eq(sp.cheap[1], 1);
+    cdch_session_pool_launch_cost(&sp, 2, -1);      /* unknown: ignored */
+    ck_assert_int_eq(sp.cheap[2], -1);
+    cdch_session_pool_free(&sp);
+    /* --sessions given: the bound holds for cheap launches too */
+    cdch_session_pool_init(&sp, 1, 1, true, 4);
+    ck_assert_ptr_null(cdch_session_pool_take(&sp, 0, &ev));
+    cdch_session_pool_launch_cost(&sp, 0, 0.02);
+    ck_assert(!cdch_session_pool_may_run(&sp, 0));
+    cdch_session_pool_free(&sp);
 }
 END_TEST
 
@@ -145,6 +175,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, per_consumer_bound_and_warm_first);
     tcase_add_test(tc, total_evicts_least_recently_used);
+    tcase_add_test(tc, cheap_launches_are_not_bounded);
     tcase_add_test(tc, start_and_stop_lines);
     tcase_add_test(tc, stop_unanswered_kills);
     tcase_set_timeout(tc, 90);

@@ -86,7 +86,7 @@ typedef struct cli_cell_opts {
     bool bad;                 /* a value was rejected (the message is printed) */
     double timeout_s;         /* --timeout; 0: not given */
     long jobs;                /* -j; the command's default until given */
-    long sessions;            /* --sessions; 0: the runner's default (two per core) */
+    long sessions;            /* --sessions; 0: the runner's default (three per core) */
     const char *baseline;     /* --baseline REPORT.json or NULL */
     const char *report_dir;   /* --report-dir (default reports/latest) */
     const char *dirs[CLI_MAX_CONSUMER_DIRS]; /* --consumers-dir, in order (more are ignored) */
@@ -112,7 +112,8 @@ long cli_default_jobs(void);
     "  -j N               cells in parallel (default: 10 a core, at most 64: cells mostly wait)\n"     \
     "  --sessions N       session-mode consumers (a JVM, a Go, Python or Node process that runs\n"    \
     "                     cell after cell): processes of one consumer at once, shared by the\n"      \
-    "                     workers (default: two a core; each more is another warm-up)\n"
+    "                     workers (default: three a core, and as many as -j for a consumer\n" \
+    "                     whose launch costs under 0.5 CPU-s; each more is another warm-up)\n"
 
 /* The lines of `run` and `matrix` --help for programs and the differential oracle. */
 #define CLI_ORACLE_HELP                                                                                  \

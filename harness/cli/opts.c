@@ -22,7 +22,7 @@
  * core: measured 2026-12-02 on 2 cores, idle, the default matrix -j 10 474 / 482 s, -j 14 441 s,
  * -j 20 387 s (verdicts identical; 15.7 GB of 24 still available at -j 20); the quick subset
  * -j 10 31 s, -j 20 38 s (then more session JVMs: one per worker; since session.h, the workers
- * share them, two a core per consumer), identical again in two runs beside stress-ng (bench/README.md
+ * share them, three a core per consumer whose launch is dear), identical again in two runs beside stress-ng (bench/README.md
  * "The -j default"). `run` has the same default since 2026-12-05: a user checking one consumer
  * waits for its cells alone. */
 long cli_default_jobs(void)

@@ -1425,6 +1425,11 @@ static void end_adapter(cellrun *c, wstate *ws, const cdch_waits *w, cdch_stop_r
     cell->wait_seconds = why == CDCH_STOP_EXITED ? 0 : now_s() - c->io.last_activity;
     double cpu = cdch_proc_cpu_seconds(c->p);
     cell->cpu_seconds = cpu >= 0 && c->cpu0 >= 0 ? cpu - c->cpu0 : -1;
+    if (c->in_session && cell->launched) { /* its launch cost at most its whole CPU (session.h) */
+        pthread_mutex_lock(&c->r->mu);
+        cdch_session_pool_launch_cost(&c->r->sessions, cell->consumer_idx, cell->cpu_seconds);
+        pthread_mutex_unlock(&c->r->mu);
+    }
     if (c->in_session) {
         cdch_proc_set_stderr_copy(c->p, NULL);
         session_release(c->r, ws); /* back to the pool, or ended when its process is gone */
@@ -1756,7 +1761,8 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     for (size_t i = 0; i < r->ncells; i++)
         r->untaken[r->cells[i].consumer_idx]++;
     cdch_session_pool_init(&r->sessions, r->nconsumers,
-                           r->o.sessions ? r->o.sessions : cdch_session_default_per_consumer(0), (unsigned)nthreads);
+                           r->o.sessions ? r->o.sessions : cdch_session_default_per_consumer(0), r->o.sessions > 0,
+                           (unsigned)nthreads);
     pthread_t *th = xcalloc(nthreads, sizeof *th);
     size_t started = 0;
     for (size_t i = 0; i < nthreads && nthreads > 1; i++)

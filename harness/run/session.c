@@ -20,14 +20,18 @@ unsigned cdch_session_default_per_consumer(unsigned cores)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         cores = n > 0 ? (unsigned)n : 1;
     }
-    return 2 * cores;
+    return 3 * cores;
 }
 
-void cdch_session_pool_init(cdch_session_pool *sp, size_t nconsumers, unsigned per_consumer, unsigned total)
+void cdch_session_pool_init(cdch_session_pool *sp, size_t nconsumers, unsigned per_consumer, bool strict,
+                            unsigned total)
 {
     memset(sp, 0, sizeof *sp);
     sp->nconsumers = nconsumers;
+    sp->strict = strict;
     sp->live = cdch_xcalloc(nconsumers ? nconsumers : 1, sizeof *sp->live);
+    sp->cheap = cdch_xcalloc(nconsumers ? nconsumers : 1, sizeof *sp->cheap);
+    memset(sp->cheap, -1, nconsumers);
     sp->cap = total ? total : 1;
     sp->idle = cdch_xcalloc(sp->cap, sizeof *sp->idle);
     sp->per_consumer = per_consumer ? per_consumer : 1;
@@ -40,6 +44,7 @@ void cdch_session_pool_free(cdch_session_pool *sp)
         cdch_session_end(sp->idle[i]);
     free(sp->idle);
     free(sp->live);
+    free(sp->cheap);
     memset(sp, 0, sizeof *sp);
 }
 
@@ -53,7 +58,20 @@ bool cdch_session_pool_warm(const cdch_session_pool *sp, size_t consumer)
 
 bool cdch_session_pool_may_run(const cdch_session_pool *sp, size_t consumer)
 {
-    return consumer < sp->nconsumers && (sp->live[consumer] < sp->per_consumer || cdch_session_pool_warm(sp, consumer));
+    if (consumer >= sp->nconsumers)
+        return false;
+    unsigned bound = !sp->strict && sp->cheap[consumer] == 1 ? sp->total : sp->per_consumer;
+    return sp->live[consumer] < bound || cdch_session_pool_warm(sp, consumer);
+}
+
+void cdch_session_pool_launch_cost(cdch_session_pool *sp, size_t consumer, double cpu_s)
+{
+    if (consumer >= sp->nconsumers || cpu_s < 0)
+        return;
+    if (cpu_s < CDCH_SESSION_CHEAP_LAUNCH_CPU_S)
+        sp->cheap[consumer] = 1; /* a launch costs at most that: cheap for good */
+    else if (sp->cheap[consumer] == -1)
+        sp->cheap[consumer] = 0;
 }
 
 static cdch_session *remove_idle(cdch_session_pool *sp, size_t i)

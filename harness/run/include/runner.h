@@ -76,7 +76,7 @@ typedef struct cdch_run_opts {
                                   * and reconnects) */
     int jobs;                    /* cells run in parallel (default 1; the CLI's: ten a core, at most 64) */
     unsigned sessions;           /* session-mode consumers: processes of one consumer at once, shared by the
-                                  * workers (session.h; default 0 = two per core) */
+                                  * workers (session.h; default 0 = three per core) */
     const char *report_dir;      /* cell logs (NULL: none) */
     const char *bin_path;        /* CDCH_BIN for adapters (NULL: /proc/self/exe) */
     const char *cache_root;      /* NULL: $CDCH_CACHE or ~/.cache/cdcharness */

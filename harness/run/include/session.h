@@ -14,7 +14,13 @@
  * for part of its life only, so a few per core keep the cores busy; the
  * other workers take other consumers' cells meanwhile), and at most `total`
  * processes in all (the run's -j: the memory of today's one-per-worker); to
- * launch past it, the least recently used idle session is ended.
+ * launch past it, the least recently used idle session is ended. A
+ * consumer whose launches are cheap is not held to per_consumer (unless
+ * `strict`): once a cell that launched its session used less than
+ * CDCH_SESSION_CHEAP_LAUNCH_CPU_S of its CPU in all (its launch cost at most
+ * that: a Go process, hundredths of a second; a JVM's first cell, seconds),
+ * it may have as many as `total`. CPU time, not wall time: the same on a
+ * loaded machine. Until then the bound holds.
  *
  * Owns: the pool's arrays and its idle sessions (each owns its cdch_proc).
  * A borrowed session is the borrower's until it gives it back or ends it.
@@ -39,23 +45,32 @@ typedef struct cdch_session {
     unsigned cells;    /* cells it has run */
 } cdch_session;
 
+/* CPU-seconds of a launching cell under which the launch is cheap. */
+#define CDCH_SESSION_CHEAP_LAUNCH_CPU_S 0.5
+
 typedef struct cdch_session_pool {
     cdch_session **idle;
     size_t nidle, cap;
     unsigned *live;        /* per consumer: sessions launched (or being launched) and not ended */
     size_t nconsumers;
     unsigned per_consumer; /* sessions of one consumer at once */
+    bool strict;           /* per_consumer holds for cheap launches too (the user set it) */
+    signed char *cheap;    /* per consumer: 1 a launching cell was cheap, 0 none so far, -1 none measured */
     unsigned total;        /* processes at once, idle ones included */
     unsigned nlive;
     uint64_t tick;
     unsigned launches;     /* processes launched so far (for reports and tests) */
 } cdch_session_pool;
 
-/* Default sessions of one consumer at once: two per core (cores 0: online). */
+/* Default sessions of one consumer at once: three per core (cores 0:
+ * online). Measured on 2 cores, idle, debezium@3.6.1.Final over 81 cells:
+ * 3 sessions 37.7 s wall / 25.0 CPU-s, 4 30.9 / 27.6, 6 26.9 / 34.9, 8 26.0
+ * / 40.0 (bench/README.md "Sessions shared by the workers"). */
 unsigned cdch_session_default_per_consumer(unsigned cores);
 
 /* per_consumer and total at least 1. */
-void cdch_session_pool_init(cdch_session_pool *sp, size_t nconsumers, unsigned per_consumer, unsigned total);
+void cdch_session_pool_init(cdch_session_pool *sp, size_t nconsumers, unsigned per_consumer, bool strict,
+                            unsigned total);
 /* Ends every idle session (blocking: call once the workers are done). */
 void cdch_session_pool_free(cdch_session_pool *sp);
 
@@ -75,6 +90,9 @@ cdch_session *cdch_session_pool_take(cdch_session_pool *sp, size_t consumer, cdc
 void cdch_session_pool_give(cdch_session_pool *sp, cdch_session *s);
 /* A borrowed session was ended (or a reserved launch failed). */
 void cdch_session_pool_gone(cdch_session_pool *sp, size_t consumer);
+/* A cell that launched a session of this consumer used cpu_s CPU-seconds
+ * in all, launch included (< 0: unknown, ignored). */
+void cdch_session_pool_launch_cost(cdch_session_pool *sp, size_t consumer, double cpu_s);
 /* Remove and return an idle session of this consumer (SIZE_MAX: of any),
  * for the caller to end; NULL when none. */
 cdch_session *cdch_session_pool_pop(cdch_session_pool *sp, size_t consumer);
