@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Every consumer-defect cause cites where it is: a file:line of the consumer's source or an
-upstream id (consumers/README.md "Every non-pass expectation names its cause").
+upstream id (consumers/README.md "Every non-pass expectation names its cause"); so does every
+`delivery: in-order` claim (its delivery_evidence).
 
     tests/manifest_evidence.py SOURCE_DIR [MANIFEST...]
 
@@ -59,6 +60,11 @@ def check(path, pending, seen):
         if not cites(ev):
             bad.append("%s: known issue '%s' (%s) cites no file:line or upstream id in its evidence: %r" %
                        (path, ki.get("id"), kind, ev))
+    # a `delivery: in-order` claim shortens the wait after the watermark (waits.h rule 3): a late row is
+    # then lost, not late. It is a claim about the library's code, cited like a defect
+    if m.get("delivery") == "in-order" and not cites(str(m.get("delivery_evidence") or "")):
+        bad.append("%s: 'delivery: in-order' cites no file:line or upstream id in its delivery_evidence: %r" %
+                   (path, m.get("delivery_evidence")))
     return bad
 
 

@@ -23,7 +23,8 @@ run() { "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/
 
 scenario=$src/tests/data/run-small.yaml
 consumers=(cdcharness-ref broken-duplicate broken-reorder broken-checkpoint broken-value broken-hang
-           broken-spin broken-skip broken-announce-skip broken-die odd-equivalent broken-late-flush)
+           broken-spin broken-skip broken-announce-skip broken-die odd-equivalent broken-late-flush
+           broken-late-busy broken-late-busy-inorder)
 args=()
 for c in "${consumers[@]}"; do args+=(--consumer "$c"); done
 
@@ -50,6 +51,10 @@ want = {
     "broken-die@1":            ("pass", "parse-failure", True),
     "odd-equivalent@1":        ("pass", "pass", False),
     "broken-late-flush@1":     ("pass", "reorder", True),
+    # busy after the watermark, then its late rows: waited for (reorder); with a `delivery: in-order`
+    # claim, not waited for (waits.h rule 3): the claim decides, so it needs its evidence
+    "broken-late-busy@1":      ("pass", "reorder", True),
+    "broken-late-busy-inorder@1": ("pass", "silent-skip", True),
 }
 r = json.load(open(sys.argv[1]))
 cells = {(c["consumer"], c["mode"]): c for c in r["cells"]}
@@ -96,14 +101,22 @@ late = cells[("broken-late-flush@1", "compressed")]
 if late["observed_rows"] != late["expected_rows"] or late["stop"] != "done":
     bad.append("late-flush: the late rows were not waited for: %s of %s rows, stop %s" %
                (late["observed_rows"], late["expected_rows"], late["stop"]))
-if r["totals"]["compression_regressions"] != 5:
+busy = cells[("broken-late-busy@1", "compressed")]
+if busy["observed_rows"] != busy["expected_rows"] or busy["stop"] != "done":
+    bad.append("late-busy: the late rows of a busy consumer were not waited for: %s of %s rows, stop %s" %
+               (busy["observed_rows"], busy["expected_rows"], busy["stop"]))
+claim = cells[("broken-late-busy-inorder@1", "compressed")]
+if [m["txn"] for m in claim["missing"]] != [6, 7, 9, 10] or claim["stop"] != "done":
+    bad.append("late-busy-inorder: an in-order consumer's cell did not end at its watermark: missing %r, stop %s" %
+               (claim["missing"], claim["stop"]))
+if r["totals"]["compression_regressions"] != 7:
     bad.append("totals: %r" % r["totals"])
 if bad:
     print("\n".join(bad)); sys.exit(1)
 print("report.json: all %d cells as expected" % len(r["cells"]))
 EOF
 [ $rc -eq 0 ] || fail "run exited $rc; every cell should meet its manifest's expect"
-python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "24", t.attrib' \
+python3 -c 'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]).getroot(); assert t.get("tests") == "28", t.attrib' \
   "$work/r1/junit.xml" || fail "junit.xml"
 grep -q '| broken-skip@1 | run-small | compressed | \*\*silent-skip\*\* ⚠ compression-regression' "$work/r1/summary.md" ||
   fail "summary.md lacks the silent-skip row"

@@ -205,6 +205,20 @@ START_TEST(manifest_ranges_checked)
                   "  - {id: x, kind: consumer-defect, compression: true, summary: s, evidence: e, versions: \"1.0 and newer\"}\n"
                   "versions: [\"1.0\"]\n",
                   "bad item '1.0 and newer'");
+    /* a claim of in-order delivery shortens a wait that decides verdicts: not without its evidence */
+    load_manifest("family: sim\nrun: [\"true\"]\ndelivery: in-order\nversions: [\"1.0\"]\n",
+                  "'delivery: in-order' needs 'delivery_evidence'");
+    load_manifest("family: sim\nrun: [\"true\"]\ndelivery: sometimes\nversions: [\"1.0\"]\n",
+                  "'delivery' must be 'in-order' or 'buffered'");
+    cdch_manifest *m = load_manifest("family: sim\nrun: [\"true\"]\ndelivery: in-order\n"
+                                     "delivery_evidence: \"lib.js:10\"\nversions: [\"1.0\"]\n",
+                                     NULL);
+    ck_assert(m->in_order);
+    ck_assert_str_eq(m->delivery_evidence, "lib.js:10");
+    cdch_manifest_free(m);
+    m = load_manifest("family: sim\nrun: [\"true\"]\nversions: [\"1.0\"]\n", NULL);
+    ck_assert(!m->in_order); /* default: buffered */
+    cdch_manifest_free(m);
 }
 END_TEST
 

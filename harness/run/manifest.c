@@ -496,6 +496,7 @@ void cdch_manifest_free(cdch_manifest *m)
     free(m->path);
     free(m->dir);
     free(m->family);
+    free(m->delivery_evidence);
     free(m->language);
     free_by_scenario(m->by_scenario, m->nby_scenario);
     for (size_t i = 0; i < m->nissues; i++) {
@@ -630,7 +631,7 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
 {
     if (!root || root->type != YAML_MAPPING_NODE)
         return fail(c, root, "the manifest must be a mapping (family, source, versions, setup, run)", NULL);
-    yaml_node_t *versions = NULL, *run = NULL;
+    yaml_node_t *versions = NULL, *run = NULL, *delivery = NULL;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key), *v = yaml_document_get_node(c->doc, p->value);
         const char *key = scalar(k);
@@ -675,6 +676,15 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         } else if (strcmp(key, "setup_batch") == 0) {
             if (parse_bool(c, v, "setup_batch", &m->setup_batch) != 0)
                 return -1;
+        } else if (strcmp(key, "delivery") == 0) {
+            if (parse_either(c, v, "delivery", "in-order", "buffered", &m->in_order) != 0)
+                return -1;
+            delivery = v;
+        } else if (strcmp(key, "delivery_evidence") == 0) {
+            if (!scalar(v) || !*scalar(v))
+                return fail(c, v, "'delivery_evidence' must be a string (where the library's source shows it)", NULL);
+            free(m->delivery_evidence);
+            m->delivery_evidence = xstrdup(scalar(v));
         } else if (strcmp(key, "variant_setup") == 0) {
             if (parse_either(c, v, "variant_setup", "shared", "own", &m->variant_setup_shared) != 0)
                 return -1;
@@ -719,6 +729,10 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
     }
     if (!run)
         return fail(c, root, "missing 'run' (the command that starts the adapter)", NULL);
+    /* a claim about the consumer's code shortens a wait that decides verdicts: it carries its evidence */
+    if (m->in_order && !m->delivery_evidence)
+        return fail(c, delivery, "'delivery: in-order' needs 'delivery_evidence' (file:line in the library's source at a tag)",
+                    NULL);
     if (str_list(c, run, "run", &m->run, &m->nrun) != 0)
         return -1;
     if (m->nrun == 0)

@@ -1543,7 +1543,7 @@ static void run_cell_steps(cdch_run *r, size_t ci, wstate *ws)
     c.oc.files_source = cdch_manifest_files_source(c.con->m, c.con->v);
     c.oc.timeout_s = r->o.timeout_s;
     cdch_waits_cfg wc = {r->o.timeout_s, r->o.grace_s, r->o.hold_quiet_s, r->o.resume_wait_s,
-                         c.con->m->startup_timeout, r->o.idle_after_stream_s};
+                         c.con->m->startup_timeout, r->o.idle_after_stream_s, c.con->m->in_order};
     cdch_waits w;
     cdch_waits_init(&w, &wc, c.t0);
     char *harness_msg = NULL;

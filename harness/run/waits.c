@@ -219,8 +219,10 @@ static bool watermark_done(cdch_waits *w, const cdch_waits_view *v, double t)
 {
     if (w->wm_own < 0)
         w->wm_own = w->own;
-    if (v->rows >= v->expected->n) {
-        /* the row is the signal: the short grace only catches a stray line right behind it. Output
+    if (v->rows >= v->expected->n || w->cfg.in_order) {
+        /* the row is the signal (of the end, or, from a consumer that delivers in stream order, of
+         * everything before it: what is missing now is lost): the short grace only catches a stray
+         * line right behind it. Output
          * still coming (bytes in our pipe, or read since the last look, a line or not) is not the
          * end: a consumer that floods after its rows is read until the flood limit says so */
         uint64_t ob = cdch_proc_stdout_bytes(v->p);

@@ -35,7 +35,13 @@
  * but run when named FAMILY@VERSION, e.g. by the soak matrix ci/soak.yaml),
  * shares (list of folders relative to the family's: their content is part
  * of the setup fingerprint, setup.h), native_auth_versions (a range: the
- * versions, pinned or not, that speak only mysql_native_password).
+ * versions, pinned or not, that speak only mysql_native_password), delivery
+ * (in-order | buffered, family; default buffered: in-order = the library
+ * hands each event to the adapter on the thread that read it, in stream
+ * order, with no queue, batch or timer between, and the adapter prints
+ * them in that order, so nothing the stream held before the watermark can
+ * come after it; waits.h rule 3) with delivery_evidence (required with
+ * in-order: file:line in the library's source at a tag).
  *
  * known_issues entries: id, kind, compression, summary, evidence, versions
  * (required: a range in version.h's grammar, "*" for every version),
@@ -171,6 +177,9 @@ typedef struct cdch_manifest {
     bool hold_end_marker;      /* hold_end_marker: true — the watermark waits for the consumer (runner.h) */
     bool variant_setup_shared; /* variant_setup: shared — "V+variant" uses the install of "V" (setup.h) */
     bool setup_batch;          /* setup_batch: true — setup installs several versions in one run (setup.h) */
+    bool in_order;             /* delivery: in-order — the library hands events to the adapter on its reading
+                                * thread in stream order, and the adapter prints them so (waits.h rule 3) */
+    char *delivery_evidence;   /* delivery_evidence: where the library's source shows it (required with in-order) */
     cdch_vrange native_auth_versions; /* native_auth_versions: RANGE — versions (without a server_auth of
                                        * their own) whose fake primary announces mysql_native_password */
     bool has_native_auth_versions;

@@ -25,11 +25,15 @@
  *      or startup_s of its CPU-seconds spent: startup timeout;
  *   2. every expected row arrived (by count) and quiet for grace_s: done;
  *   3. the watermark row arrived: done after min(grace_s, 0.5 s) of no output
- *      when every expected row arrived by then; when rows are still missing,
- *      the watermark is not trusted (a consumer may hand rows to its sink
- *      on a timer, after later ones): done when quiet for idle_after_s and
- *      idle_after_s of own time passed since the watermark (a late row is
- *      then judged `reorder`, not lost);
+ *      when every expected row arrived by then, or when the consumer
+ *      delivers in stream order (in_order: its library hands each event to
+ *      the adapter on the thread that read it, no queue or timer between, so
+ *      a row the stream held before the watermark that did not come before it
+ *      never comes); when rows are still missing otherwise, the watermark is
+ *      not trusted (a consumer may hand rows to its sink on a timer, after
+ *      later ones): done when quiet for idle_after_s and idle_after_s of own
+ *      time passed since the watermark (a late row is then judged `reorder`,
+ *      not lost);
  *   4. a scenario fault's cut, held by the primary until the consumer
  *      emitted the rows of every transaction it received whole, printed an
  *      error, or was quiet for hold_quiet_s (hold_quiet_s of own time since
@@ -77,6 +81,7 @@ typedef struct cdch_waits_cfg {
     double timeout_s, grace_s, hold_quiet_s, resume_wait_s;
     double startup_s;    /* the manifest's startup_timeout */
     double idle_after_s; /* idle after the stream (run option; auto: 2 s) */
+    bool in_order;       /* the consumer delivers in stream order (manifest `delivery: in-order`): rule 3 */
 } cdch_waits_cfg;
 
 /* What the cell shows now: filled by the caller before each look. */

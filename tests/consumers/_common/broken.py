@@ -18,6 +18,10 @@ would. tests/run_verdicts.sh asserts the verdict `cdcharness run` gives each.
   late-flush         rows of compressed transactions handed to the sink on a
                      1 s timer: printed after the watermark (late, not lost),
                      then nothing until stopped
+  late-busy          rows of compressed transactions printed after the watermark,
+                     once 2 CPU-seconds were spent after it printing nothing (busy,
+                     never quiet: late, not lost, unless the manifest claims
+                     in-order delivery), then nothing until stopped
   spin               one transaction, then a loop at 100 % CPU printing nothing
   skip-compressed    rows of compressed transactions are dropped, silently
   announce-skip      same, but an error line is printed for each
@@ -268,6 +272,21 @@ def run_one(behaviour, args=()):
             else:
                 emit(clean(r))
         time.sleep(1.0)  # the sink's flush timer: asleep, quiet
+        for r in held:
+            emit(clean(r))
+        while True:
+            time.sleep(1)
+    elif behaviour == "late-busy":
+        held = []
+        for r in rows:
+            if r["compressed"] and r["table"] != "cdch_watermark":
+                held.append(r)
+            else:
+                emit(clean(r))
+        until = time.process_time() + 2.0  # its own CPU: the same under any load
+        x = 0
+        while time.process_time() < until:
+            x = (x * 31 + 7) % 1000003
         for r in held:
             emit(clean(r))
         while True:
