@@ -265,24 +265,14 @@ def run_one(behaviour, args=()):
         while True:
             time.sleep(1)
     elif behaviour == "late-flush":
-        held = []
-        for r in rows:
-            if r["compressed"] and r["table"] != "cdch_watermark":
-                held.append(r)
-            else:
-                emit(clean(r))
+        held = emit_holding_compressed(rows)
         time.sleep(1.0)  # the sink's flush timer: asleep, quiet
         for r in held:
             emit(clean(r))
         while True:
             time.sleep(1)
     elif behaviour == "late-busy":
-        held = []
-        for r in rows:
-            if r["compressed"] and r["table"] != "cdch_watermark":
-                held.append(r)
-            else:
-                emit(clean(r))
+        held = emit_holding_compressed(rows)
         until = time.process_time() + 2.0  # its own CPU: the same under any load
         x = 0
         while time.process_time() < until:
@@ -356,6 +346,18 @@ def run_one(behaviour, args=()):
 def emit_all(rows):
     for r in rows:
         emit(clean(r))
+
+
+def emit_holding_compressed(rows):
+    """Prints the rows, the watermark's among them, but those of compressed transactions, which it
+    returns: a sink that hands them on later (late-flush, late-busy)."""
+    held = []
+    for r in rows:
+        if r["compressed"] and r["table"] != "cdch_watermark":
+            held.append(r)
+        else:
+            emit(clean(r))
+    return held
 
 
 def first_row(rows, pred):
