@@ -267,8 +267,7 @@ def run_one(behaviour, args=()):
     elif behaviour == "late-flush":
         held = emit_holding_compressed(rows)
         time.sleep(1.0)  # the sink's flush timer: asleep, quiet
-        for r in held:
-            emit(clean(r))
+        emit_all(held)
         while True:
             time.sleep(1)
     elif behaviour == "late-busy":
@@ -277,8 +276,7 @@ def run_one(behaviour, args=()):
         x = 0
         while time.process_time() < until:
             x = (x * 31 + 7) % 1000003
-        for r in held:
-            emit(clean(r))
+        emit_all(held)
         while True:
             time.sleep(1)
     elif behaviour == "spin":  # one transaction, then 100 % CPU printing nothing
