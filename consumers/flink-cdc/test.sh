@@ -5,7 +5,8 @@
 # crud-basic pass uncompressed, silent-skip compressed (payload-no-handler). Then the cause itself:
 # the compressed crud-basic cell run with Flink CDC's copy of MySqlStreamingChangeEventSource at
 # TRACE (CDCH_FLINK_TRACE) must log "Ignoring event due to missing handler" for TRANSACTION_PAYLOAD
-# events, from the class in flink-connector-mysql-cdc's own jar, and print no error line.
+# events, from the class in flink-connector-mysql-cdc's own jar, and print no error line; its config
+# line must show the 60 s checkpoint interval and minimum pause (Main.java CHECKPOINT_MS).
 # Prints "N passed, N failed" by cell and by check; exit 0 only when every cell met its
 # expectation and every check held.
 #
@@ -40,6 +41,12 @@ c = json.load(open(sys.argv[1]))["cells"][0]
 sys.exit(0 if c["verdict"] == "silent-skip" and c["meets"] else 1)
 PY
 check "the traced cell is still silent-skip, as recorded" $?
+python3 - "$work/rep/report.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["cells"][0]["config_effective"]["effective"]
+sys.exit(0 if e.get("execution.checkpointing.interval") == "60000" and e.get("execution.checkpointing.min-pause") == "60000" else 1)
+PY
+check "checkpoints every 60 s with a 60 s minimum pause: no job checkpoints within a cell (Flink puts the first at a random time between the two)" $?
 grep -q '"kind":"error"' "$work"/rep/cells/*/crud-basic/compressed/observed.jsonl 2>/dev/null
 [ $? -ne 0 ]
 check "no error line: the loss is silent" $?
