@@ -127,7 +127,7 @@ START_TEST(start_and_stop_lines)
     char *argv[] = {"cat", NULL};
     cdch_proc_opts po = {argv, NULL, NULL, NULL, false};
     cdch_err err;
-    cdch_session *s = cdch_session_launch(&po, 5, &err);
+    cdch_session *s = cdch_session_launch(&po, 5, NULL, &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     ck_assert_uint_eq(s->consumer, 5);
     char *env[] = {"CDCH_PORT=40123", "CDCH_HOST=127.0.0.1", "NOEQUALS", "CDCH_X=a\"b"};
@@ -158,7 +158,7 @@ START_TEST(stop_unanswered_kills)
     char *argv[] = {"sleep", "60", NULL};
     cdch_proc_opts po = {argv, NULL, NULL, NULL, false};
     cdch_err err;
-    cdch_session *s = cdch_session_launch(&po, 0, &err);
+    cdch_session *s = cdch_session_launch(&po, 0, NULL, &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     seen got = {{{0}}, 0};
     double own;

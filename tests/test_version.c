@@ -218,6 +218,15 @@ START_TEST(manifest_ranges_checked)
     cdch_manifest_free(m);
     m = load_manifest("family: sim\nrun: [\"true\"]\nversions: [\"1.0\"]\n", NULL);
     ck_assert(!m->in_order); /* default: buffered */
+    ck_assert(!m->class_archive);
+    cdch_manifest_free(m);
+    /* a class-data archive is a JVM's (jvmarchive.h): the run must start the java launcher */
+    load_manifest("family: sim\nrun: [\"node\", \"a.js\"]\nclass_archive: true\nversions: [\"1.0\"]\n",
+                  "'class_archive: true' needs a 'run' that starts the java launcher");
+    m = load_manifest("family: sim\nrun: [\"/usr/lib/jvm/17/bin/java\", \"-cp\", \"a.jar\", \"M\"]\n"
+                      "class_archive: true\nversions: [\"1.0\"]\n",
+                      NULL);
+    ck_assert(m->class_archive);
     cdch_manifest_free(m);
 }
 END_TEST

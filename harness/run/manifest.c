@@ -67,6 +67,13 @@ static int parse_auth(mctx *c, yaml_node_t *n, bool *native)
     return 0;
 }
 
+/* A java launcher by path: ".../bin/java". */
+static bool ends_with_java(const char *s)
+{
+    size_t n = strlen(s);
+    return n >= 5 && strcmp(s + n - 5, "/java") == 0;
+}
+
 static int parse_bool(mctx *c, yaml_node_t *n, const char *key, bool *out)
 {
     const char *s = scalar(n);
@@ -631,7 +638,7 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
 {
     if (!root || root->type != YAML_MAPPING_NODE)
         return fail(c, root, "the manifest must be a mapping (family, source, versions, setup, run)", NULL);
-    yaml_node_t *versions = NULL, *run = NULL, *delivery = NULL;
+    yaml_node_t *versions = NULL, *run = NULL, *delivery = NULL, *class_archive = NULL;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key), *v = yaml_document_get_node(c->doc, p->value);
         const char *key = scalar(k);
@@ -676,6 +683,10 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         } else if (strcmp(key, "setup_batch") == 0) {
             if (parse_bool(c, v, "setup_batch", &m->setup_batch) != 0)
                 return -1;
+        } else if (strcmp(key, "class_archive") == 0) {
+            if (parse_bool(c, v, "class_archive", &m->class_archive) != 0)
+                return -1;
+            class_archive = v;
         } else if (strcmp(key, "delivery") == 0) {
             if (parse_either(c, v, "delivery", "in-order", "buffered", &m->in_order) != 0)
                 return -1;
@@ -737,6 +748,9 @@ static int load_root(mctx *c, yaml_node_t *root, cdch_manifest *m)
         return -1;
     if (m->nrun == 0)
         return fail(c, run, "'run' is empty", NULL);
+    if (m->class_archive && strcmp(m->run[0], "java") != 0 && !ends_with_java(m->run[0]))
+        return fail(c, class_archive, "'class_archive: true' needs a 'run' that starts the java launcher (java or a path ending in /java)",
+                    NULL);
     if (check_causes(c, root, m) != 0)
         return -1;
     return check_ranges(c, root, m);

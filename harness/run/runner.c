@@ -25,6 +25,7 @@
 #include "primary.h"
 #include "reader.h"
 #include "proc.h"
+#include "jvmarchive.h"
 #include "session.h"
 #include "setup.h"
 #include "stream.h"
@@ -1147,8 +1148,11 @@ static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv,
         char *senv[6] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
                          xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin),
                          con->config ? xprintf("CDCH_CONFIG=%s", con->config) : NULL, NULL};
-        cdch_proc_opts po = {argv, con->m->dir, senv, NULL, true};
-        ws->s = cdch_session_launch(&po, ci, err);
+        cdch_jvm_archive jsa = CDCH_JVM_ARCHIVE_INIT;
+        char **jargv = con->m->class_archive ? cdch_jvm_archive_argv(argv, con->cache, true, &jsa) : NULL;
+        cdch_proc_opts po = {jargv ? jargv : argv, con->m->dir, senv, NULL, true};
+        ws->s = cdch_session_launch(&po, ci, &jsa, err);
+        cdch_jvm_archive_argv_free(jargv);
         for (size_t i = 0; senv[i]; i++)
             free(senv[i]);
         if (ws->s) {
@@ -1335,8 +1339,12 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
         c->cell->launched = ws->launched;
     } else {
         c->cell->launched = true;
-        cdch_proc_opts po = {c->argv, c->con->m->dir, c->env, c->errlog, false};
+        cdch_jvm_archive jsa; /* one launch a cell, stopped when the cell ends: it uses an archive, never writes one */
+        char **jargv =
+            c->con->m->class_archive ? cdch_jvm_archive_argv(c->argv, c->con->cache, false, &jsa) : NULL;
+        cdch_proc_opts po = {jargv ? jargv : c->argv, c->con->m->dir, c->env, c->errlog, false};
         c->p = cdch_proc_spawn(&po, err);
+        cdch_jvm_archive_argv_free(jargv);
     }
     if (c->p) {
         cdch_proc_set_stdout_limit(c->p, stdout_limit(c->st));

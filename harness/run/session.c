@@ -134,16 +134,26 @@ cdch_session *cdch_session_pool_pop(cdch_session_pool *sp, size_t consumer)
     return NULL;
 }
 
-cdch_session *cdch_session_launch(const cdch_proc_opts *opts, size_t consumer, cdch_err *err)
+cdch_session *cdch_session_launch(const cdch_proc_opts *opts, size_t consumer, cdch_jvm_archive *jsa,
+                                  cdch_err *err)
 {
     cdch_proc_opts po = *opts;
     po.stdin_pipe = true;
     cdch_proc *p = cdch_proc_spawn(&po, err);
-    if (!p)
+    if (!p) {
+        if (jsa)
+            cdch_jvm_archive_finish(jsa, false);
         return NULL;
+    }
     cdch_session *s = cdch_xcalloc(1, sizeof *s);
     s->p = p;
     s->consumer = consumer;
+    cdch_jvm_archive none = CDCH_JVM_ARCHIVE_INIT;
+    s->jsa = none;
+    if (jsa) {
+        s->jsa = *jsa;
+        *jsa = none;
+    }
     return s;
 }
 
@@ -211,13 +221,24 @@ void cdch_session_end(cdch_session *s)
 {
     if (!s)
         return;
+    bool writing = cdch_jvm_archive_writing(&s->jsa);
     if (!cdch_proc_exited(s->p)) {
         cdch_proc_set_stderr_copy(s->p, NULL);
         cdch_proc_close_stdin(s->p); /* EOF: the adapter exits 0 */
-        double t0 = mono_s();
-        while (cdch_proc_pump(s->p, 100, NULL, NULL) && mono_s() - t0 < 5) {
-        }
+        double t0 = mono_s(), own = 0;
+        cdch_own_clock clk;
+        cdch_own_clock_start(&clk, cdch_proc_pid(s->p), t0);
+        while (cdch_proc_pump(s->p, 100, NULL, NULL) &&
+               (mono_s() - t0 < 5 || (writing && own < 30 && mono_s() - t0 < 120)))
+            own = cdch_own_clock_read(&clk, cdch_proc_pid(s->p), mono_s());
+    }
+    bool clean = false;
+    if (writing && cdch_proc_exited(s->p)) {
+        int status = -1, sig = 0;
+        cdch_proc_status(s->p, &status, &sig);
+        clean = status == 0 && sig == 0;
     }
     cdch_proc_free(s->p); /* kills what is left */
+    cdch_jvm_archive_finish(&s->jsa, clean);
     free(s);
 }

@@ -177,6 +177,7 @@ typedef struct cdch_manifest {
     bool hold_end_marker;      /* hold_end_marker: true — the watermark waits for the consumer (runner.h) */
     bool variant_setup_shared; /* variant_setup: shared — "V+variant" uses the install of "V" (setup.h) */
     bool setup_batch;          /* setup_batch: true — setup installs several versions in one run (setup.h) */
+    bool class_archive;        /* class_archive: true — the JVM keeps a class-data archive per version (jvmarchive.h) */
     bool in_order;             /* delivery: in-order — the library hands events to the adapter on its reading
                                 * thread in stream order, and the adapter prints them so (waits.h rule 3) */
     char *delivery_evidence;   /* delivery_evidence: where the library's source shows it (required with in-order) */

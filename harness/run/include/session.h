@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "jvmarchive.h"
 #include "proc.h"
 
 typedef struct cdch_session {
@@ -43,6 +44,7 @@ typedef struct cdch_session {
     uint64_t err_mark; /* stderr position at the current cell's start */
     uint64_t used;     /* the pool's tick when last given back (least recently used first) */
     unsigned cells;    /* cells it has run */
+    cdch_jvm_archive jsa; /* the class-data archive its JVM writes when it exits, if any (jvmarchive.h) */
 } cdch_session;
 
 /* CPU-seconds of a launching cell under which the launch is cheap. */
@@ -97,8 +99,12 @@ void cdch_session_pool_launch_cost(cdch_session_pool *sp, size_t consumer, doubl
  * for the caller to end; NULL when none. */
 cdch_session *cdch_session_pool_pop(cdch_session_pool *sp, size_t consumer);
 
-/* Launch a session process (opts->stdin_pipe is set here). NULL and err on failure. */
-cdch_session *cdch_session_launch(const cdch_proc_opts *opts, size_t consumer, cdch_err *err);
+/* Launch a session process (opts->stdin_pipe is set here). jsa (may be
+ * NULL): the launch's class-data archive (cdch_jvm_archive_argv on
+ * opts->argv), moved into the session, which finishes it when it ends,
+ * also on failure here. NULL and err on failure. */
+cdch_session *cdch_session_launch(const cdch_proc_opts *opts, size_t consumer, cdch_jvm_archive *jsa,
+                                  cdch_err *err);
 /* Send the cell's start line ({"kind":"start","cell":ID,"env":{...}} from
  * the NAME=VALUE strings of env), copying its stderr to errlog (may be
  * NULL) from here on. -1 and err when the process does not take it. */
@@ -112,7 +118,10 @@ int cdch_session_start_cell(cdch_session *s, const char *cell_id, char *const *e
 bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line_fn fn, void *ud,
                             bool (*answered)(void *ud), double *own);
 /* End the process (end of stdin, up to 5 s to exit, then killed) and free
- * the session. Accepts NULL. */
+ * the session. A JVM writing its class-data archive at exit gets up to 30 s
+ * of its own time for it (activity.h; at most two minutes of wall time);
+ * the archive is kept only when the process exited by itself with status
+ * 0. Accepts NULL. */
 void cdch_session_end(cdch_session *s);
 
 #endif
