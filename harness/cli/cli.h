@@ -113,7 +113,9 @@ long cli_default_jobs(void);
     "  --sessions N       session-mode consumers (a JVM, a Go, Python or Node process that runs\n"    \
     "                     cell after cell): processes of one consumer at once, shared by the\n"      \
     "                     workers (default: three a core, and as many as -j for a consumer\n" \
-    "                     whose launch costs under 0.5 CPU-s; each more is another warm-up)\n"
+    "                     whose launch costs under 0.5 CPU-s; each more is another warm-up,\n"     \
+    "                     so a dear one is launched only when the cells its consumer has left\n" \
+    "                     need it to keep pace with the run)\n"
 
 /* The lines of `run` and `matrix` --help for programs and the differential oracle. */
 #define CLI_ORACLE_HELP                                                                                  \

@@ -16,6 +16,7 @@
 
 #include "waits.h"
 #include "admit.h"
+#include "backlog.h"
 #include "attach.h"
 #include "command.h"
 #include "oracle_cell.h"
@@ -142,6 +143,7 @@ struct cdch_run {
     cdch_admit admit;       /* heavy cells and setups running (under mu) */
     cdch_session_pool sessions; /* session-mode adapters, shared by the workers (under mu) */
     size_t *untaken;        /* per consumer: cells no worker has taken yet (under mu) */
+    cdch_backlog backlog;   /* per consumer: seconds of cells left, so sessions launched by need (under mu) */
     bool planned;
     size_t planned_total; /* before sharding */
 };
@@ -244,6 +246,7 @@ void cdch_run_free(cdch_run *r)
         cdch_manifest_version_free(r->consumers[i].own);
     }
     free(r->consumers);
+    cdch_backlog_free(&r->backlog);
     for (size_t i = 0; i < r->nmanifests; i++)
         cdch_manifest_free(r->manifests[i]);
     free(r->manifests);
@@ -1632,6 +1635,7 @@ static size_t take_cell(cdch_run *r, wstate *ws)
     for (;;) {
         size_t best = SIZE_MAX, best_own = SIZE_MAX;
         bool left = false;
+        double backlog = cdch_backlog_total(&r->backlog);
         for (size_t i = 0; i < r->ncells; i++) {
             if (r->taken[i])
                 continue;
@@ -1640,10 +1644,12 @@ static size_t take_cell(cdch_run *r, wstate *ws)
             bool session = consumer_session(&r->consumers[ci]);
             if (r->consumers[ci].setup != SETUP_DONE || !cdch_admit_may_start(&r->admit, r->heavy[i]) ||
                 !cdch_oracle_may_start(r->cells, r->ncells, r->finished, i) ||
-                (session && !cdch_session_pool_may_run(&r->sessions, ci)))
+                (session && !cdch_session_pool_may_run_for(
+                                &r->sessions, ci,
+                                cdch_backlog_sessions(&r->backlog, ci, backlog, r->sessions.total))))
                 continue; /* not installed yet, heavy with every core taken by heavy work (admit.h), judged
                            * against its plain twin, which is not done, or its consumer has as many sessions
-                           * as it may, all busy (session.h) */
+                           * as it may or as its cells left need, all busy (session.h, backlog.h) */
             if (best == SIZE_MAX || r->estimate[i] > r->estimate[best])
                 best = i;
             if (session && cdch_session_pool_warm(&r->sessions, ci) &&
@@ -1657,6 +1663,7 @@ static size_t take_cell(cdch_run *r, wstate *ws)
             size_t ci = r->cells[i].consumer_idx;
             r->taken[i] = true;
             r->untaken[ci]--;
+            cdch_backlog_taken(&r->backlog, ci, r->estimate[i]);
             cdch_admit_started(&r->admit, r->heavy[i]);
             ws->in_session = ws->counted = consumer_session(&r->consumers[ci]);
             ws->consumer = ci;
@@ -1691,9 +1698,11 @@ static void *worker(void *arg)
         pthread_mutex_lock(&r->mu);
         cdch_admit_ended(&r->admit, r->heavy[i]);
         r->finished[i] = true;
-        if (r->heavy[i] || r->cells[i].oracle != CDCH_ORACLE_CANONICAL)
-            pthread_cond_broadcast(&r->changed); /* a heavy cell may start in its place, or a differential
-                                                  * cell waiting for this plain one */
+        if (!ws.in_session || !r->cells[i].launched) /* a launching cell's seconds are its launch's */
+            cdch_backlog_seen(&r->backlog, r->cells[i].consumer_idx, r->estimate[i], r->cells[i].seconds);
+        pthread_cond_broadcast(&r->changed); /* a heavy cell may start in its place, a differential cell
+                                              * waiting for this plain one, or a consumer's cells left now
+                                              * need another session (backlog.h) */
         r->done++;
         if (r->o.on_cell)
             r->o.on_cell(r->o.on_cell_ud, &r->cells[i], r->done, r->ncells);
@@ -1766,8 +1775,11 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     if (nthreads > r->ncells)
         nthreads = r->ncells ? r->ncells : 1;
     r->untaken = xcalloc(r->nconsumers ? r->nconsumers : 1, sizeof *r->untaken);
-    for (size_t i = 0; i < r->ncells; i++)
+    cdch_backlog_init(&r->backlog, r->nconsumers);
+    for (size_t i = 0; i < r->ncells; i++) {
         r->untaken[r->cells[i].consumer_idx]++;
+        cdch_backlog_add(&r->backlog, r->cells[i].consumer_idx, r->estimate[i]);
+    }
     cdch_session_pool_init(&r->sessions, r->nconsumers,
                            r->o.sessions ? r->o.sessions : cdch_session_default_per_consumer(0), r->o.sessions > 0,
                            (unsigned)nthreads);

@@ -64,6 +64,15 @@ bool cdch_session_pool_may_run(const cdch_session_pool *sp, size_t consumer)
     return sp->live[consumer] < bound || cdch_session_pool_warm(sp, consumer);
 }
 
+bool cdch_session_pool_may_run_for(const cdch_session_pool *sp, size_t consumer, unsigned needed)
+{
+    if (!cdch_session_pool_may_run(sp, consumer))
+        return false;
+    if (sp->live[consumer] == 0 || sp->cheap[consumer] == 1 || cdch_session_pool_warm(sp, consumer))
+        return true;
+    return sp->live[consumer] < needed;
+}
+
 void cdch_session_pool_launch_cost(cdch_session_pool *sp, size_t consumer, double cpu_s)
 {
     if (consumer >= sp->nconsumers || cpu_s < 0)

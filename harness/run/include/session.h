@@ -20,7 +20,10 @@
  * CDCH_SESSION_CHEAP_LAUNCH_CPU_S of its CPU in all (its launch cost at most
  * that: a Go process, hundredths of a second; a JVM's first cell, seconds),
  * it may have as many as `total`. CPU time, not wall time: the same on a
- * loaded machine. Until then the bound holds.
+ * loaded machine. Until then the bound holds. Below the bound, a consumer
+ * whose launches are not cheap gets another session only when the cells it
+ * has left need one (cdch_session_pool_may_run_for, backlog.h): in a matrix
+ * of many consumers the others' cells keep the workers busy meanwhile.
  *
  * Owns: the pool's arrays and its idle sessions (each owns its cdch_proc).
  * A borrowed session is the borrower's until it gives it back or ends it.
@@ -79,6 +82,12 @@ void cdch_session_pool_free(cdch_session_pool *sp);
 /* Whether a cell of this consumer can get a session now: an idle one, or
  * room to launch one. */
 bool cdch_session_pool_may_run(const cdch_session_pool *sp, size_t consumer);
+/* may_run, and, for a cell that would launch a session beside live ones,
+ * whether that launch buys time: fewer than `needed` of the consumer's
+ * sessions are live (the sessions its cells left need, backlog.h). A
+ * consumer's first session, an idle one, and a cheap launch (the bound
+ * above) always may. */
+bool cdch_session_pool_may_run_for(const cdch_session_pool *sp, size_t consumer, unsigned needed);
 /* Whether an idle session of this consumer is waiting (a warm cell). */
 bool cdch_session_pool_warm(const cdch_session_pool *sp, size_t consumer);
 
