@@ -56,21 +56,26 @@ bool cdch_session_pool_warm(const cdch_session_pool *sp, size_t consumer)
     return false;
 }
 
+/* Whether the bound leaves room to launch one more session of the consumer (a valid index). */
+static bool launch_room(const cdch_session_pool *sp, size_t consumer)
+{
+    unsigned bound = !sp->strict && sp->cheap[consumer] == 1 ? sp->total : sp->per_consumer;
+    return sp->live[consumer] < bound;
+}
+
 bool cdch_session_pool_may_run(const cdch_session_pool *sp, size_t consumer)
 {
-    if (consumer >= sp->nconsumers)
-        return false;
-    unsigned bound = !sp->strict && sp->cheap[consumer] == 1 ? sp->total : sp->per_consumer;
-    return sp->live[consumer] < bound || cdch_session_pool_warm(sp, consumer);
+    return consumer < sp->nconsumers && (launch_room(sp, consumer) || cdch_session_pool_warm(sp, consumer));
 }
 
 bool cdch_session_pool_may_run_for(const cdch_session_pool *sp, size_t consumer, unsigned needed)
 {
-    if (!cdch_session_pool_may_run(sp, consumer))
+    if (consumer >= sp->nconsumers)
         return false;
-    if (sp->live[consumer] == 0 || sp->cheap[consumer] == 1 || cdch_session_pool_warm(sp, consumer))
-        return true;
-    return sp->live[consumer] < needed;
+    if (cdch_session_pool_warm(sp, consumer))
+        return true; /* no launch */
+    return launch_room(sp, consumer) &&
+           (sp->live[consumer] == 0 || sp->cheap[consumer] == 1 || sp->live[consumer] < needed);
 }
 
 void cdch_session_pool_launch_cost(cdch_session_pool *sp, size_t consumer, double cpu_s)
