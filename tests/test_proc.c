@@ -1,6 +1,7 @@
 /* test_proc.c — adapter processes (proc.c): stdout split into lines as it
  * arrives, whatever the reads cut it into; /proc/PID/stat read past a command
- * name that holds ") R (" (sys.c, activity.c, proc.c's CPU seconds). */
+ * name that holds ") R (" (sys.c, activity.c, proc.c's CPU seconds); a child's private temporary
+ * directory, its TMPDIR, removed with it. */
 #include "proc.h"
 #include "testutil.h"
 
@@ -112,6 +113,38 @@ START_TEST(stat_of_a_tricky_comm)
 }
 END_TEST
 
+/* A private temporary directory: the child sees it as TMPDIR over the harness's and over one the
+ * caller's env gives; what the child leaves in it (here a tree, the child still running) is gone
+ * after cdch_proc_free. */
+START_TEST(private_tmp_removed_with_the_process)
+{
+    char dir[] = "/tmp/cdch-test-proc-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    setenv("TMPDIR", "/var/tmp", 1);
+    char *argv[] = {"/bin/sh", "-c",
+                    "mkdir -p \"$TMPDIR/a/b\" && echo left > \"$TMPDIR/a/b/f\" && echo \"$TMPDIR\" && exec sleep 30",
+                    NULL};
+    char *env[] = {"TMPDIR=/elsewhere", NULL};
+    cdch_proc_opts o = {argv, NULL, env, NULL, false, dir};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    got g = {0, {0}, NULL, true};
+    for (int rounds = 0; rounds < 100 && g.n == 0 && cdch_proc_pump(p, 100, on_line, &g); rounds++) {
+    }
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.first, dir);
+    char f[sizeof dir + 16];
+    snprintf(f, sizeof f, "%s/a/b/f", dir);
+    ck_assert_int_eq(access(f, F_OK), 0);
+    ck_assert(!cdch_proc_exited(p));
+    cdch_proc_free(p);
+    ck_assert_int_ne(access(dir, F_OK), 0);
+    free(g.first);
+    unsetenv("TMPDIR");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("proc");
@@ -120,6 +153,7 @@ static Suite *suite(void)
     tcase_add_test(tc, lines_across_reads);
     tcase_add_test(tc, stat_fields);
     tcase_add_test(tc, stat_of_a_tricky_comm);
+    tcase_add_test(tc, private_tmp_removed_with_the_process);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,6 +20,7 @@
 
 #include "activity.h"
 #include "buf.h"
+#include "setup.h"
 #include "sys.h"
 #include "xalloc.h"
 
@@ -49,6 +50,7 @@ struct cdch_proc {
     double cpu_s;       /* once reaped: its user + system CPU seconds (wait4), descendants it waited for included */
     bool stop_forced;   /* cdch_proc_stop: it outlived the grace (SIGKILL) */
     double stop_own_s;  /* cdch_proc_stop: its own seconds from SIGTERM to its exit or the SIGKILL */
+    char *private_tmp;  /* owned: opts.private_tmp, removed by cdch_proc_free */
 };
 
 static unsigned long g_token_seq; /* per harness process; under g_token_lock */
@@ -106,20 +108,25 @@ static int resolve(const char *name, char *const *env, char *out, size_t outsz, 
 
 /* The child's environment: the harness's minus the names o->env sets, plus
  * o->env (the strings are borrowed). NULL when out of memory. */
-static char **child_env(const cdch_proc_opts *o, char *token)
+/* tmpdir: "TMPDIR=<private_tmp>" or NULL; it replaces any other TMPDIR. */
+static char **child_env(const cdch_proc_opts *o, char *token, char *tmpdir)
 {
     size_t n = 0, k = 0;
     while (environ && environ[n])
         n++;
     while (o->env && o->env[k])
         k++;
-    char **envp = cdch_xcalloc(n + k + 2, sizeof *envp);
+    char **envp = cdch_xcalloc(n + k + 3, sizeof *envp);
     size_t e = 0;
     for (size_t i = 0; i < n; i++)
-        if (!has_name(o->env, environ[i]) && strncmp(environ[i], "CDCH_PROC_TOKEN=", 16) != 0)
+        if (!has_name(o->env, environ[i]) && strncmp(environ[i], "CDCH_PROC_TOKEN=", 16) != 0 &&
+            !(tmpdir && strncmp(environ[i], "TMPDIR=", 7) == 0))
             envp[e++] = environ[i];
     for (size_t i = 0; i < k; i++)
-        envp[e++] = o->env[i];
+        if (!(tmpdir && strncmp(o->env[i], "TMPDIR=", 7) == 0))
+            envp[e++] = o->env[i];
+    if (tmpdir)
+        envp[e++] = tmpdir;
     envp[e++] = token;
     envp[e] = NULL;
     return envp;
@@ -284,10 +291,18 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
     unsigned long seq = ++g_token_seq;
     pthread_mutex_unlock(&g_token_lock);
     snprintf(token, sizeof token, "CDCH_PROC_TOKEN=%ld.%lu", (long)getpid(), seq);
-    char **envp = child_env(o, token);
+    char *tmpdir = NULL;
+    if (o->private_tmp) {
+        size_t tl = strlen(o->private_tmp);
+        tmpdir = cdch_xcalloc(tl + 8, 1);
+        memcpy(tmpdir, "TMPDIR=", 7);
+        memcpy(tmpdir + 7, o->private_tmp, tl);
+    }
+    char **envp = child_env(o, token, tmpdir);
     int pp[NPIPES][2];
     if (open_pipes(pp, o->stdin_pipe, err) != 0) {
         free(envp);
+        free(tmpdir);
         return NULL;
     }
     int stdin_fd = o->stdin_pipe ? pp[PIPE_IN][0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -296,6 +311,7 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         exec_child(o, exe, envp, stdin_fd, pp);
     int fork_errno = errno;
     free(envp);
+    free(tmpdir);
     if (stdin_fd >= 0)
         close(stdin_fd); /* the /dev/null or the stdin pipe's read end */
     pp[PIPE_IN][0] = -1;
@@ -331,6 +347,7 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
     p->err_fd = pp[PIPE_ERR][0];
     p->status = -1;
     p->stderr_copy = o->stderr_copy;
+    p->private_tmp = o->private_tmp ? cdch_xstrdup(o->private_tmp) : NULL;
     snprintf(p->token, sizeof p->token, "%s", token);
     set_nonblock(p->out_fd);
     set_nonblock(p->in_fd);
@@ -678,5 +695,8 @@ void cdch_proc_free(cdch_proc *p)
     cdch_proc_close_stdin(p);
     cdch_buf_free(&p->out);
     cdch_buf_free(&p->err);
+    if (p->private_tmp)
+        cdch_rm_tree(p->private_tmp); /* the child, its group and its descendants are gone (stop, reap) */
+    free(p->private_tmp);
     free(p);
 }

@@ -1106,6 +1106,47 @@ typedef struct wstate {
     size_t consumer;      /* the cell's consumer */
 } wstate;
 
+/* A private temporary directory for one adapter process, under the run's
+ * (proc.h private_tmp: removed with the process, and with the run's
+ * directory at the latest). NULL and err when it cannot be made. */
+static char *private_tmp(cdch_run *r, cdch_err *err)
+{
+    char *d = xprintf("%s/tmp/a-XXXXXX", r->tmp);
+    if (!mkdtemp(d)) {
+        int e = errno;
+        cdch_err_set(err, "cannot create a temporary directory %s for the adapter: %s", d, strerror(e));
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* For a JVM launched as `java ...` (argv[0]'s name): a copy of argv with
+ * -Djava.io.tmpdir=<dir> after the launcher (a JVM does not read TMPDIR).
+ * NULL for any other program. Free with java_tmp_argv_free. */
+static char **java_tmp_argv(char *const *argv, const char *dir)
+{
+    const char *slash = strrchr(argv[0], '/');
+    if (strcmp(slash ? slash + 1 : argv[0], "java") != 0)
+        return NULL;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **out = xcalloc(n + 2, sizeof *out);
+    out[0] = argv[0];
+    out[1] = xprintf("-Djava.io.tmpdir=%s", dir);
+    for (size_t i = 1; i <= n; i++)
+        out[i + 1] = argv[i];
+    return out;
+}
+
+static void java_tmp_argv_free(char **argv)
+{
+    if (argv)
+        free(argv[1]);
+    free(argv);
+}
+
 static bool consumer_session(const consumer *con) { return cdch_manifest_session(con->m, con->v); }
 
 /* Give the worker's session back to the pool, or end it when its process is
@@ -1151,11 +1192,18 @@ static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv,
         char *senv[6] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
                          xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin),
                          con->config ? xprintf("CDCH_CONFIG=%s", con->config) : NULL, NULL};
+        char *tmp = private_tmp(r, err);
+        char **targv = tmp ? java_tmp_argv(argv, tmp) : NULL;
+        char *const *av = targv ? targv : argv;
         cdch_jvm_archive jsa = CDCH_JVM_ARCHIVE_INIT;
-        char **jargv = con->m->class_archive ? cdch_jvm_archive_argv(argv, con->cache, true, &jsa) : NULL;
-        cdch_proc_opts po = {jargv ? jargv : argv, con->m->dir, senv, NULL, true};
-        ws->s = cdch_session_launch(&po, ci, &jsa, err);
+        char **jargv = tmp && con->m->class_archive ? cdch_jvm_archive_argv(av, con->cache, true, &jsa) : NULL;
+        cdch_proc_opts po = {jargv ? jargv : av, con->m->dir, senv, NULL, true, tmp};
+        ws->s = tmp ? cdch_session_launch(&po, ci, &jsa, err) : NULL;
         cdch_jvm_archive_argv_free(jargv);
+        java_tmp_argv_free(targv);
+        if (tmp && !ws->s)
+            cdch_rm_tree(tmp);
+        free(tmp);
         for (size_t i = 0; senv[i]; i++)
             free(senv[i]);
         if (ws->s) {
@@ -1342,12 +1390,18 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
         c->cell->launched = ws->launched;
     } else {
         c->cell->launched = true;
+        char *tmp = private_tmp(c->r, err);
+        char **targv = tmp ? java_tmp_argv(c->argv, tmp) : NULL;
+        char *const *av = targv ? targv : c->argv;
         cdch_jvm_archive jsa; /* one launch a cell, stopped when the cell ends: it uses an archive, never writes one */
-        char **jargv =
-            c->con->m->class_archive ? cdch_jvm_archive_argv(c->argv, c->con->cache, false, &jsa) : NULL;
-        cdch_proc_opts po = {jargv ? jargv : c->argv, c->con->m->dir, c->env, c->errlog, false};
-        c->p = cdch_proc_spawn(&po, err);
+        char **jargv = tmp && c->con->m->class_archive ? cdch_jvm_archive_argv(av, c->con->cache, false, &jsa) : NULL;
+        cdch_proc_opts po = {jargv ? jargv : av, c->con->m->dir, c->env, c->errlog, false, tmp};
+        c->p = tmp ? cdch_proc_spawn(&po, err) : NULL;
         cdch_jvm_archive_argv_free(jargv);
+        java_tmp_argv_free(targv);
+        if (tmp && !c->p)
+            cdch_rm_tree(tmp);
+        free(tmp);
     }
     if (c->p) {
         cdch_proc_set_stdout_limit(c->p, stdout_limit(c->st));
@@ -1760,6 +1814,10 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
         r->tmp[0] = '\0';
         return cdch_err_set(err, "cannot create a temporary directory: %s", strerror(e));
     }
+    char adapters_tmp[sizeof r->tmp + 8];
+    snprintf(adapters_tmp, sizeof adapters_tmp, "%s/tmp", r->tmp); /* the adapters' own (private_tmp) */
+    if (mkdir(adapters_tmp, 0700) != 0)
+        return cdch_err_set(err, "cannot create %s: %s", adapters_tmp, strerror(errno));
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     cdch_run_plan(r, NULL);
     r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);

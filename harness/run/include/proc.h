@@ -40,6 +40,13 @@ typedef struct cdch_proc_opts {
     char *const *env;       /* "NAME=value" entries set on top of the harness's environment (NULL-terminated) */
     FILE *stderr_copy;      /* NULL, or every stderr byte is also written here (the caller's) */
     bool stdin_pipe;        /* stdin is a pipe for cdch_proc_send (else /dev/null) */
+    const char *private_tmp; /* NULL, or an empty directory made for this child alone: the child gets
+                              * TMPDIR=<it> (over any other), and cdch_proc_free removes its tree once
+                              * the child, its group and its descendants are gone: what a library
+                              * leaves in its temporary directory (Flink's mini-cluster directories,
+                              * its extracted RPC jar) goes with the process. The caller passes the
+                              * same directory to programs that do not read TMPDIR (a JVM's
+                              * -Djava.io.tmpdir). */
 } cdch_proc_opts;
 
 cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err);
@@ -97,7 +104,9 @@ uint64_t cdch_proc_stdout_bytes(const cdch_proc *p);
 uint64_t cdch_proc_stderr_mark(const cdch_proc *p);
 const char *cdch_proc_stderr_since(cdch_proc *p, uint64_t mark);
 
-void cdch_proc_free(cdch_proc *p); /* stops (grace 0) and reaps if running; accepts NULL */
+/* Stops (grace 0) and reaps if running, removes the private_tmp tree;
+ * accepts NULL. */
+void cdch_proc_free(cdch_proc *p);
 
 /* Interruption (SIGINT/SIGTERM of the harness): children live in their own
  * process groups, so a terminal's ^C does not reach them. A signal handler

@@ -644,7 +644,11 @@ public final class MaxwellAdapter {
             MariaDb m = new MariaDb();
             // the socket path must stay short (108 bytes)
             Path base = stateDir != null && !stateDir.isEmpty() && stateDir.length() < 60 ? Paths.get(stateDir) : null;
-            m.dir = base != null ? Files.createTempDirectory(base, "mariadb") : Files.createTempDirectory("cdch-maxwell-db");
+            // the harness gives each adapter its own java.io.tmpdir (removed with the process); one too
+            // long for the socket falls back to /tmp
+            String jtmp = System.getProperty("java.io.tmpdir", "/tmp");
+            Path tmpBase = Paths.get(jtmp.length() < 60 ? jtmp : "/tmp");
+            m.dir = base != null ? Files.createTempDirectory(base, "mariadb") : Files.createTempDirectory(tmpBase, "cdch-maxwell-db");
             boolean root = "root".equals(System.getProperty("user.name"));
             List<String> common = new ArrayList<>();
             common.add("--no-defaults");
