@@ -6,7 +6,9 @@
 # the compressed crud-basic cell run with Flink CDC's copy of MySqlStreamingChangeEventSource at
 # TRACE (CDCH_FLINK_TRACE) must log "Ignoring event due to missing handler" for TRANSACTION_PAYLOAD
 # events, from the class in flink-connector-mysql-cdc's own jar, and print no error line; its config
-# line must show the 60 s checkpoint interval and minimum pause (Main.java CHECKPOINT_MS).
+# line must show the 60 s checkpoint interval and minimum pause (Main.java CHECKPOINT_MS); what the
+# session's JVM left in its temporary directory (the mini-cluster's, the extracted RPC jar) must be
+# gone after the run, from /tmp and from the run's TMPDIR (consumers/README.md, TMPDIR).
 # Prints "N passed, N failed" by cell and by check; exit 0 only when every cell met its
 # expectation and every check held.
 #
@@ -15,13 +17,16 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tests/lib/family_test.sh"
 default_scenarios=("$repo/scenarios/crud-basic.yaml" "$repo/scenarios/start-by-gtid-set.yaml")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+flink_tmp() { ls -d /tmp/minicluster_* /tmp/flink-rpc-akka* /tmp/flink-web-* 2>/dev/null | sort; }
+flink_tmp >"$work/before.txt"
 family_test "$here" "$@"
 rc=$?
 
 bin=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-CDCH_FLINK_TRACE=io.debezium.connector.mysql.MySqlStreamingChangeEventSource \
+CDCH_FLINK_TRACE=io.debezium.connector.mysql.MySqlStreamingChangeEventSource TMPDIR="$work/tmp" \
     "$bin" run --consumer flink-cdc@2.4.2 --scenario "$repo/scenarios/crud-basic.yaml" --mode compressed \
     --expect manifest --report-dir "$work/rep" --quiet >"$work/table.txt" 2>&1
 cat "$work/table.txt"
@@ -50,6 +55,10 @@ check "checkpoints every 60 s with a 60 s minimum pause: no job checkpoints with
 grep -q '"kind":"error"' "$work"/rep/cells/*/crud-basic/compressed/observed.jsonl 2>/dev/null
 [ $? -ne 0 ]
 check "no error line: the loss is silent" $?
+flink_tmp >"$work/after.txt"
+left=$( (comm -13 "$work/before.txt" "$work/after.txt"; ls -A "$work/tmp") | head -3 | tr '\n' ' ')
+[ -z "$left" ]
+check "what the JVMs left in their temporary directory (mini-cluster directories, the extracted RPC jar; sessions and one-shot cells, stopped or not) went with them: nothing new in /tmp, the traced run's TMPDIR empty (left: ${left:-none})" $?
 echo "checks: $ok passed, $bad failed"
 [ $bad -eq 0 ] && exit $rc
 exit 1

@@ -14,6 +14,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tests/lib/family_test.sh"
 default_scenarios=("$repo/scenarios/crud-basic.yaml" "$here/probe/crud-no-ddl.yaml")
+maxwell_tmp() { ls -d /tmp/cdch-maxwell-db* 2>/dev/null | sort; }
+tmp_before=$(maxwell_tmp)
 family_test "$here" "$@"
 rc=$?
 
@@ -88,4 +90,15 @@ user_check unannounced "the same cell without the pass-through: silent-skip, the
 
 user_setup_rc 1.45.0 3 "setup: not served: "
 user_summary || rc=1
+
+# Maxwell's MariaDB data directories live in the adapter's private temporary directory
+# (consumers/README.md, TMPDIR), removed with the process: none is left in /tmp, not even by the
+# JVMs Maxwell ends with Runtime.halt (the --start empty and 1.17.0 cells above).
+left=$(comm -13 <(echo "$tmp_before") <(maxwell_tmp) | head -3 | tr '\n' ' ')
+if [ -n "$left" ]; then
+    echo "FAILED: MariaDB data directories left in /tmp: $left"
+    rc=1
+else
+    echo "ok: no MariaDB data directory left in /tmp"
+fi
 exit $rc

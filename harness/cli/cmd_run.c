@@ -61,7 +61,8 @@ static void run_usage(FILE *f)
             CLI_JOBS_HELP
             "  --consumers-dir D  where consumer families live (repeatable; default:\n"
             "                     $CDCH_CONSUMERS (':'-separated), ./consumers, or the source tree's)\n"
-            "  --keep-streams     keep the generated streams (their path is printed)\n"
+            "  --keep-streams     keep the run's directory with the generated streams (its path\n"
+            "                     is printed; no later run removes it)\n"
             "  --no-watermark     do not end each stream with the watermark insert (a MyISAM\n"
             "                     row every consumer sees; harness/run/watermark.h): cells then\n"
             "                     stop only on idleness, and the stream is the scenario's alone\n"

@@ -27,6 +27,7 @@
 #include "reader.h"
 #include "proc.h"
 #include "jvmarchive.h"
+#include "rundir.h"
 #include "session.h"
 #include "setup.h"
 #include "stream.h"
@@ -228,8 +229,7 @@ void cdch_run_free(cdch_run *r)
         cdch_stream_index_free(&st->idx);
     }
     free(r->streams);
-    if (r->tmp[0] && !r->o.keep_streams)
-        cdch_rm_tree(r->tmp);
+    cdch_rundir_release(r->tmp, r->o.keep_streams);
     for (size_t i = 0; i < r->nscens; i++) {
         cdch_scenario_free(r->scens[i].s);
         cdch_scenario_free(r->scens[i].orig);
@@ -1807,13 +1807,8 @@ unsigned cdch_run_session_launches(const cdch_run *r) { return r->sessions.launc
 
 int cdch_run_execute(cdch_run *r, cdch_err *err)
 {
-    const char *td = getenv("TMPDIR");
-    snprintf(r->tmp, sizeof r->tmp, "%s/cdch-run-XXXXXX", td && *td ? td : "/tmp");
-    if (!mkdtemp(r->tmp)) {
-        int e = errno;
-        r->tmp[0] = '\0';
-        return cdch_err_set(err, "cannot create a temporary directory: %s", strerror(e));
-    }
+    if (cdch_rundir_make(NULL, r->tmp, sizeof r->tmp, err) != 0)
+        return -1;
     char adapters_tmp[sizeof r->tmp + 8];
     snprintf(adapters_tmp, sizeof adapters_tmp, "%s/tmp", r->tmp); /* the adapters' own (private_tmp) */
     if (mkdir(adapters_tmp, 0700) != 0)
