@@ -1126,6 +1126,8 @@ static char *private_tmp(cdch_run *r, cdch_err *err)
  * NULL for any other program. Free with java_tmp_argv_free. */
 static char **java_tmp_argv(char *const *argv, const char *dir)
 {
+    if (!argv || !argv[0])
+        return NULL; /* cdch_proc_spawn says "empty command" */
     const char *slash = strrchr(argv[0], '/');
     if (strcmp(slash ? slash + 1 : argv[0], "java") != 0)
         return NULL;
