@@ -1059,7 +1059,7 @@ static void run(dump *d)
 /* Run a parsed dump request to its end; the session ends after it. */
 static int dump_finish(dump *d)
 {
-    d->c->dumping = true;
+    __atomic_store_n(&d->c->dumping, true, __ATOMIC_RELAXED); /* read by other connections (KILL, PROCESSLIST) */
     run(d);
     int rc = 1;
     if (!d->gone && out_flush(d) != 0)
@@ -1076,7 +1076,7 @@ static int dump_finish(dump *d)
                 rc = -1;
         }
     }
-    d->c->dumping = false;
+    __atomic_store_n(&d->c->dumping, false, __ATOMIC_RELAXED);
     if (d->write_failed)
         rc = -1;
     ifile_close(&d->in);

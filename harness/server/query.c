@@ -1360,7 +1360,7 @@ static int h_kill(srv_conn *c, qstmt *q, srv_result *res)
     for (size_t i = 0; i < c->srv->nconns; i++)
         if (c->srv->conns[i]->id == id) {
             found = true;
-            dumping = c->srv->conns[i]->dumping;
+            dumping = __atomic_load_n(&c->srv->conns[i]->dumping, __ATOMIC_RELAXED);
         }
     pthread_mutex_unlock(&c->srv->mu);
     if (!found)

@@ -487,9 +487,10 @@ void srv_processlist_rs(struct cdch_server *srv, srv_rs *rs, bool upper)
         srv_rs_str(rs, c->user[0] ? c->user : "unauthenticated user");
         srv_rs_str(rs, host);
         srv_rs_str(rs, c->db[0] ? c->db : NULL);
-        srv_rs_str(rs, c->dumping ? "Binlog Dump" : "Sleep");
+        bool dumping = __atomic_load_n(&c->dumping, __ATOMIC_RELAXED); /* set by its own thread */
+        srv_rs_str(rs, dumping ? "Binlog Dump" : "Sleep");
         srv_rs_uint(rs, 0);
-        srv_rs_str(rs, c->dumping ? "Source has sent all binlog to replica; waiting for more updates" : "");
+        srv_rs_str(rs, dumping ? "Source has sent all binlog to replica; waiting for more updates" : "");
         srv_rs_str(rs, NULL);
     }
     pthread_mutex_unlock(&srv->mu);

@@ -209,7 +209,7 @@ static int run_dump(srv_conn *c, uint8_t cmd, const uint8_t *p, size_t n)
     srv->active_dumps++;
     pthread_mutex_unlock(&srv->mu);
     int r = cmd == COM_BINLOG_DUMP ? srv_binlog_dump(c, p, n) : srv_binlog_dump_gtid(c, p, n);
-    c->dumping = false;
+    __atomic_store_n(&c->dumping, false, __ATOMIC_RELAXED);
     pthread_mutex_lock(&srv->mu);
     srv->active_dumps--;
     pthread_mutex_unlock(&srv->mu);

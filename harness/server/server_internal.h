@@ -114,7 +114,8 @@ typedef struct srv_conn {
     cdch_tcp_tuple client;     /* the client's socket named from its side (cdch_server_bytes_in_flight) */
     uint8_t charset;           /* client collation id from the handshake */
     uint16_t status;           /* server status flags (SERVER_STATUS_*) sent in OK/EOF */
-    bool dumping;              /* a binlog dump runs: conn.c adds written bytes to stats.bytes_sent */
+    bool dumping;              /* a binlog dump runs: conn.c adds written bytes to stats.bytes_sent; set by the
+                                * connection's thread, read by others (KILL, PROCESSLIST): __atomic */
     bool handshaking;          /* srv_auth runs: every read waits at most connect_timeout (conn.c) */
     uint64_t dump_no;          /* set before dump.c is called: 1-based number of this dump on the server */
     uint64_t lag_ns;           /* link delay already applied to the current burst (conn.c) */
