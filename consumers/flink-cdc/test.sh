@@ -17,15 +17,16 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tests/lib/family_test.sh"
 default_scenarios=("$repo/scenarios/crud-basic.yaml" "$repo/scenarios/start-by-gtid-set.yaml")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir "$work/tmp"
 flink_tmp() { ls -d /tmp/minicluster_* /tmp/flink-rpc-akka* /tmp/flink-web-* 2>/dev/null | sort; }
-flink_tmp >"$work/before.txt"
+tmp_before=$(flink_tmp)
 family_test "$here" "$@"
 rc=$?
 
 bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+echo "$tmp_before" >"$work/before.txt"
 CDCH_FLINK_TRACE=io.debezium.connector.mysql.MySqlStreamingChangeEventSource TMPDIR="$work/tmp" \
     "$bin" run --consumer flink-cdc@2.4.2 --scenario "$repo/scenarios/crud-basic.yaml" --mode compressed \
     --expect manifest --report-dir "$work/rep" --quiet >"$work/table.txt" 2>&1

@@ -78,5 +78,9 @@ PY
     [ -s "$work/why.txt" ] && cat "$work/why.txt"
     echo "$total_ok passed, $((total - total_ok)) failed"
     [ "$total_ok" -eq "$total" ] || rc=1
+    # its work directory goes now: the caller's own `trap ... EXIT` (set after this returns)
+    # replaces the one above
+    rm -rf "$work"
+    trap - EXIT
     return $rc
 }
