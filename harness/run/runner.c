@@ -1149,6 +1149,43 @@ static void java_tmp_argv_free(char **argv)
     free(argv);
 }
 
+/* One adapter launch: its private temporary directory and the argv it runs
+ * (-Djava.io.tmpdir for a java launch; the class-data archive's options
+ * when the manifest asks, jvmarchive.h). Shared by session and one-shot
+ * launches. */
+typedef struct launch {
+    char *tmp;         /* the private directory (proc.h private_tmp) */
+    char **targv;      /* argv with -Djava.io.tmpdir, or NULL */
+    char **jargv;      /* with the archive's options too, or NULL */
+    char *const *argv; /* what to run: one of the above, or the caller's */
+} launch;
+
+/* -1 and err when the directory cannot be made; launch_done in every case. */
+static int launch_prepare(cdch_run *r, const consumer *con, char *const *argv, bool may_write_archive,
+                          cdch_jvm_archive *jsa, launch *l, cdch_err *err)
+{
+    memset(l, 0, sizeof *l);
+    l->argv = argv;
+    if (!(l->tmp = private_tmp(r, err)))
+        return -1;
+    if ((l->targv = java_tmp_argv(argv, l->tmp)))
+        l->argv = l->targv;
+    if (con->m->class_archive && (l->jargv = cdch_jvm_archive_argv(l->argv, con->cache, may_write_archive, jsa)))
+        l->argv = l->jargv;
+    return 0;
+}
+
+/* After the spawn: the argv copies go, and the directory when nothing was
+ * spawned (a process removes its own when it is freed). */
+static void launch_done(launch *l, bool spawned)
+{
+    cdch_jvm_archive_argv_free(l->jargv);
+    java_tmp_argv_free(l->targv);
+    if (l->tmp && !spawned)
+        cdch_rm_tree(l->tmp);
+    free(l->tmp);
+}
+
 static bool consumer_session(const consumer *con) { return cdch_manifest_session(con->m, con->v); }
 
 /* Give the worker's session back to the pool, or end it when its process is
@@ -1194,18 +1231,13 @@ static cdch_proc *session_begin(cdch_run *r, wstate *ws, size_t ci, char **argv,
         char *senv[6] = {xprintf("CDCH_SESSION=1"), xprintf("CDCH_CACHE=%s", con->cache),
                          xprintf("CDCH_VERSION=%s", con->v->version), xprintf("CDCH_BIN=%s", r->bin),
                          con->config ? xprintf("CDCH_CONFIG=%s", con->config) : NULL, NULL};
-        char *tmp = private_tmp(r, err);
-        char **targv = tmp ? java_tmp_argv(argv, tmp) : NULL;
-        char *const *av = targv ? targv : argv;
         cdch_jvm_archive jsa = CDCH_JVM_ARCHIVE_INIT;
-        char **jargv = tmp && con->m->class_archive ? cdch_jvm_archive_argv(av, con->cache, true, &jsa) : NULL;
-        cdch_proc_opts po = {jargv ? jargv : av, con->m->dir, senv, NULL, true, tmp};
-        ws->s = tmp ? cdch_session_launch(&po, ci, &jsa, err) : NULL;
-        cdch_jvm_archive_argv_free(jargv);
-        java_tmp_argv_free(targv);
-        if (tmp && !ws->s)
-            cdch_rm_tree(tmp);
-        free(tmp);
+        launch l;
+        if (launch_prepare(r, con, argv, true, &jsa, &l, err) == 0) {
+            cdch_proc_opts po = {l.argv, con->m->dir, senv, NULL, true, l.tmp};
+            ws->s = cdch_session_launch(&po, ci, &jsa, err);
+        }
+        launch_done(&l, ws->s != NULL);
         for (size_t i = 0; senv[i]; i++)
             free(senv[i]);
         if (ws->s) {
@@ -1392,18 +1424,14 @@ static void start_adapter(cellrun *c, wstate *ws, cdch_err *err)
         c->cell->launched = ws->launched;
     } else {
         c->cell->launched = true;
-        char *tmp = private_tmp(c->r, err);
-        char **targv = tmp ? java_tmp_argv(c->argv, tmp) : NULL;
-        char *const *av = targv ? targv : c->argv;
         cdch_jvm_archive jsa; /* one launch a cell, stopped when the cell ends: it uses an archive, never writes one */
-        char **jargv = tmp && c->con->m->class_archive ? cdch_jvm_archive_argv(av, c->con->cache, false, &jsa) : NULL;
-        cdch_proc_opts po = {jargv ? jargv : av, c->con->m->dir, c->env, c->errlog, false, tmp};
-        c->p = tmp ? cdch_proc_spawn(&po, err) : NULL;
-        cdch_jvm_archive_argv_free(jargv);
-        java_tmp_argv_free(targv);
-        if (tmp && !c->p)
-            cdch_rm_tree(tmp);
-        free(tmp);
+        launch l;
+        c->p = NULL;
+        if (launch_prepare(c->r, c->con, c->argv, false, &jsa, &l, err) == 0) {
+            cdch_proc_opts po = {l.argv, c->con->m->dir, c->env, c->errlog, false, l.tmp};
+            c->p = cdch_proc_spawn(&po, err);
+        }
+        launch_done(&l, c->p != NULL);
     }
     if (c->p) {
         cdch_proc_set_stdout_limit(c->p, stdout_limit(c->st));
