@@ -169,6 +169,24 @@ START_TEST(stop_unanswered_kills)
 }
 END_TEST
 
+START_TEST(stop_spinning_in_silence_kills_on_cpu)
+{
+    /* a stop it never answers while it spins on a CPU, printing nothing: killed once it spent
+     * CDCH_SESSION_STOP_CPU_S of CPU-seconds, before the 10 s of its own time */
+    char *argv[] = {"sh", "-c", "while :; do :; done", NULL};
+    cdch_proc_opts po = {argv, NULL, NULL, NULL, false};
+    cdch_err err;
+    cdch_session *s = cdch_session_launch(&po, 0, NULL, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    seen got = {{{0}}, 0};
+    double own = -1;
+    ck_assert(!cdch_session_stop_cell(s, "1", on_line, &got, never, &own));
+    ck_assert(cdch_proc_exited(s->p));
+    ck_assert_msg(own >= CDCH_SESSION_STOP_CPU_S - 1 && own < 10 - 1, "own %.2f", own);
+    cdch_session_end(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("session");
@@ -178,6 +196,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cheap_launches_are_not_bounded);
     tcase_add_test(tc, start_and_stop_lines);
     tcase_add_test(tc, stop_unanswered_kills);
+    tcase_add_test(tc, stop_spinning_in_silence_kills_on_cpu);
     tcase_set_timeout(tc, 90);
     suite_add_tcase(s, tc);
     return s;

@@ -208,6 +208,21 @@ int cdch_session_start_cell(cdch_session *s, const char *cell_id, char *const *e
     return 0;
 }
 
+/* The caller's line function, counting the lines (a stop that prints is not spinning in silence). */
+typedef struct stop_lines {
+    cdch_proc_line_fn fn;
+    void *ud;
+    size_t n;
+} stop_lines;
+
+static void stop_line(void *ud, const char *line, size_t len)
+{
+    stop_lines *sl = ud;
+    sl->n++;
+    if (sl->fn)
+        sl->fn(sl->ud, line, len);
+}
+
 bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line_fn fn, void *ud,
                             bool (*answered)(void *ud), double *own)
 {
@@ -218,11 +233,22 @@ bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line
     cdch_err e;
     *own = 0;
     if (cdch_proc_send(s->p, cdch_buf_cstr(&b), 2000, &e) == 0) {
+        pid_t pid = cdch_proc_pid(s->p);
         double t0 = mono_s();
         cdch_own_clock clk;
-        cdch_own_clock_start(&clk, cdch_proc_pid(s->p), t0);
-        while (!answered(ud) && cdch_proc_pump(s->p, 100, fn, ud) && *own < 10 && mono_s() - t0 < 60)
-            *own = cdch_own_clock_read(&clk, cdch_proc_pid(s->p), mono_s());
+        cdch_own_clock_start(&clk, pid, t0);
+        stop_lines sl = {fn, ud, 0};
+        size_t lines_seen = 0;
+        double cpu0 = cdch_activity_cpu_seconds(pid), cpu = cpu0;
+        while (!answered(ud) && cdch_proc_pump(s->p, 100, stop_line, &sl) && *own < 10 && mono_s() - t0 < 60 &&
+               (cpu0 < 0 || cpu - cpu0 < CDCH_SESSION_STOP_CPU_S)) {
+            *own = cdch_own_clock_read(&clk, pid, mono_s());
+            cpu = cdch_activity_cpu_seconds(pid);
+            if (sl.n != lines_seen) { /* a line: the budget counts from here */
+                lines_seen = sl.n;
+                cpu0 = cpu;
+            }
+        }
     }
     cdch_buf_free(&b);
     bool ok = answered(ud);

@@ -122,8 +122,14 @@ int cdch_session_start_cell(cdch_session *s, const char *cell_id, char *const *e
 /* Ask it to stop the cell's consumer and pump its output (fn, ud) until
  * answered(ud) (its "stopped" or "ended" line), up to 10 s of its own time
  * (activity.h: a session starved by load gets them all; at most a minute of
- * wall time); not answered, its process is killed. True when it answered;
- * *own: the own seconds it took. */
+ * wall time), and up to CDCH_SESSION_STOP_CPU_S of its CPU-seconds spent
+ * without printing a line (a library spinning in a loop it never leaves, as
+ * binlog client 0.23 under Debezium 1.x after an event it cannot decode,
+ * would burn the whole 10 s); not answered, its process is killed. The
+ * cell's verdict does not depend on it: the waits (waits.h) decided the
+ * cell's end before the stop. True when it answered; *own: the own seconds
+ * it took. */
+#define CDCH_SESSION_STOP_CPU_S 4.0
 bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line_fn fn, void *ud,
                             bool (*answered)(void *ud), double *own);
 /* End the process (end of stdin, up to 5 s to exit, then killed) and free
