@@ -156,4 +156,22 @@ want "$work/c9.txt" "versioned-sim@2.0.1 compressed silent-skip silent-skip pred
 want "$work/c9.txt" "versioned-sim@file:$work/build compressed pass pass predicted held none"
 want "$work/c9.txt" "versioned-sim@1.0 (config cfg.json) compressed silent-skip pass manifest - -"
 want "$work/c9.txt" "versioned-sim@1.0 compressed pass pass manifest - -"
+# the configured 1.0 and the plain 1.0 have a cell directory each: a cell writes its observed.jsonl there and
+# reads its events back from it (sharing one, each cell truncated the other's file: an abort, or a cell judged
+# on the other's events)
+python3 - "$work/r9" <<'PY' || fail "one cell directory per consumer"
+import json, os, sys
+d = sys.argv[1]
+cells = json.load(open(os.path.join(d, "report.json")))["cells"]
+dirs = [c["cell_dir"] for c in cells]
+assert len(set(dirs)) == len(dirs), sorted(dirs)
+for c in cells:
+    if c["version"] != "1.0":
+        continue
+    want = "versioned-sim@1.0,config=cfg.json" if c.get("config") else "versioned-sim@1.0"
+    assert c["cell_dir"].split("/")[1] == want, (c["cell_dir"], want)
+    with open(os.path.join(d, c["cell_dir"], "observed.jsonl")) as f:
+        rows = sum(1 for line in f if '"kind"' not in line)
+    assert rows == c["observed_rows"], (c["cell_dir"], rows, c["observed_rows"])
+PY
 echo "run_unpinned: all checks passed"

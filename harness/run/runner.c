@@ -1330,6 +1330,36 @@ static void spool_observed(cellrun *c, int fd, const char *path)
 
 /* The cell directory (logs, when there is a report directory) and the
  * state directory; then the primary unless the consumer reads the files. */
+static const char *base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+/* The consumer's part of its cells' directories (report_dir/cells/<it>/<scenario>/<mode>): family@version,
+ * and for a consumer run with a configuration file ",config=<the file's name>" (",config<its index>=<the
+ * file's name>" when another configured consumer of the same family@version has a file of that name). Two consumers of a
+ * run never share a directory: a cell writes its observed.jsonl there and reads its events back from it
+ * (the same consumer with and without a configuration, side by side in one matrix, did: each cell
+ * truncated the other's file, and one read back a line the other had overwritten). */
+static char *consumer_dir(const cdch_run *r, const cdch_cell *cell)
+{
+    const consumer *con = &r->consumers[cell->consumer_idx];
+    if (!con->config)
+        return xprintf("%s@%s", cell->family, cell->version);
+    bool shared = false;
+    for (size_t i = 0; i < r->nconsumers && !shared; i++) {
+        const consumer *o = &r->consumers[i];
+        shared = i != cell->consumer_idx && o->m == con->m && o->config &&
+                 strcmp(o->v->version, con->v->version) == 0 &&
+                 strcmp(base_name(o->config), base_name(con->config)) == 0;
+    }
+    if (shared)
+        return xprintf("%s@%s,config%zu=%s", cell->family, cell->version, cell->consumer_idx,
+                       base_name(con->config));
+    return xprintf("%s@%s,config=%s", cell->family, cell->version, base_name(con->config));
+}
+
 static int prepare_cell(cellrun *c, cdch_err *err)
 {
     cdch_run *r = c->r;
@@ -1337,8 +1367,9 @@ static int prepare_cell(cellrun *c, cdch_err *err)
     int ofd = -1;
     char op[PATH_MAX + 32];
     if (r->o.report_dir) {
-        cell->cell_dir = xprintf("%s/cells/%s@%s/%s/%s", r->o.report_dir, cell->family, cell->version, cell->scenario,
-                                 cell->mode);
+        char *cdir = consumer_dir(r, cell);
+        cell->cell_dir = xprintf("%s/cells/%s/%s/%s", r->o.report_dir, cdir, cell->scenario, cell->mode);
+        free(cdir);
         if (cdch_mkdirs(cell->cell_dir, err) == 0) {
             char p[PATH_MAX + 32];
             snprintf(op, sizeof op, "%s/observed.jsonl", cell->cell_dir);
