@@ -1328,8 +1328,7 @@ static void spool_observed(cellrun *c, int fd, const char *path)
         cdch_changes_spool(c->obs, fd, path);
 }
 
-/* The cell directory (logs, when there is a report directory) and the
- * state directory; then the primary unless the consumer reads the files. */
+/* The last part of a path. */
 static const char *base_name(const char *path)
 {
     const char *b = strrchr(path, '/');
@@ -1338,10 +1337,10 @@ static const char *base_name(const char *path)
 
 /* The consumer's part of its cells' directories (report_dir/cells/<it>/<scenario>/<mode>): family@version,
  * and for a consumer run with a configuration file ",config=<the file's name>" (",config<its index>=<the
- * file's name>" when another configured consumer of the same family@version has a file of that name). Two consumers of a
- * run never share a directory: a cell writes its observed.jsonl there and reads its events back from it
- * (the same consumer with and without a configuration, side by side in one matrix, did: each cell
- * truncated the other's file, and one read back a line the other had overwritten). */
+ * file's name>" when another configured consumer of the same family@version has a file of that name).
+ * Two consumers of a run never share a directory: a cell writes its observed.jsonl there and reads its
+ * events back from it (the same consumer with and without a configuration, side by side in one matrix,
+ * did: each cell truncated the other's file, and one read back a line the other had overwritten). */
 static char *consumer_dir(const cdch_run *r, const cdch_cell *cell)
 {
     const consumer *con = &r->consumers[cell->consumer_idx];
@@ -1360,6 +1359,8 @@ static char *consumer_dir(const cdch_run *r, const cdch_cell *cell)
     return xprintf("%s@%s,config=%s", cell->family, cell->version, base_name(con->config));
 }
 
+/* The cell directory (logs, when there is a report directory) and the
+ * state directory; then the primary unless the consumer reads the files. */
 static int prepare_cell(cellrun *c, cdch_err *err)
 {
     cdch_run *r = c->r;
