@@ -603,7 +603,8 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
         }
     for (size_t i = 0; i < m->ncaptures; i++) {
         char scen[4096];
-        if (capture_scenario(a, m, i, scen, sizeof scen, &err) != 0 || cdch_run_add_scenario(r, scen, &err) != 0) {
+        if ((!m->capture_scenarios[i] && cdch_run_lock_report(r, &err) != 0) || /* it writes into the report dir */
+            capture_scenario(a, m, i, scen, sizeof scen, &err) != 0 || cdch_run_add_scenario(r, scen, &err) != 0) {
             fprintf(stderr, "cdcharness matrix: %s: capture: %s\n", m->path, err.msg);
             return -1;
         }

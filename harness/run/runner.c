@@ -27,6 +27,7 @@
 #include "reader.h"
 #include "proc.h"
 #include "jvmarchive.h"
+#include "reportlock.h"
 #include "rundir.h"
 #include "session.h"
 #include "setup.h"
@@ -119,6 +120,7 @@ struct cdch_run {
     cdch_run_opts o;
     char **dirs;
     char *report_dir;
+    int report_lock; /* cdch_run_lock_report's descriptor; -1 none yet, -2 unlocked (no flock) */
     char *bin;
     char *cache_root;
     char *mode;
@@ -172,6 +174,7 @@ cdch_run *cdch_run_new(const cdch_run_opts *o)
     r->o.consumer_dirs = (const char *const *)r->dirs;
     r->report_dir = o->report_dir ? xstrdup(o->report_dir) : NULL;
     r->o.report_dir = r->report_dir;
+    r->report_lock = -1;
     char exe[PATH_MAX];
     if (o->bin_path)
         r->bin = realpath(o->bin_path, exe) ? xstrdup(exe) : xstrdup(o->bin_path);
@@ -253,6 +256,7 @@ void cdch_run_free(cdch_run *r)
     for (size_t i = 0; i < r->o.nconsumer_dirs; i++)
         free(r->dirs[i]);
     free(r->dirs);
+    cdch_reportlock_release(r->report_lock);
     free(r->report_dir);
     free(r->bin);
     free(r->cache_root);
@@ -1867,8 +1871,21 @@ static void flag_regressions(cdch_run *r)
 
 unsigned cdch_run_session_launches(const cdch_run *r) { return r->sessions.launches; }
 
+int cdch_run_lock_report(cdch_run *r, cdch_err *err)
+{
+    if (!r->report_dir || r->report_lock != -1)
+        return 0;
+    int fd = cdch_reportlock_take(r->report_dir, err);
+    if (fd == -1)
+        return -1;
+    r->report_lock = fd;
+    return 0;
+}
+
 int cdch_run_execute(cdch_run *r, cdch_err *err)
 {
+    if (cdch_run_lock_report(r, err) != 0)
+        return -1;
     if (cdch_rundir_make(NULL, r->tmp, sizeof r->tmp, err) != 0)
         return -1;
     char adapters_tmp[sizeof r->tmp + 8];

@@ -209,6 +209,14 @@ void cdch_run_plan(cdch_run *r, size_t *total);
  * nothing can run (e.g. no temp dir), with err set. */
 int cdch_run_execute(cdch_run *r, cdch_err *err);
 
+/* Lock the run's report directory against a second harness (reportlock.h),
+ * creating it when missing; held until cdch_run_free. cdch_run_execute
+ * takes it first; a caller that writes into the report directory before
+ * (matrix: a capture's scenario file) takes it itself. Idempotent; 0 when
+ * the run has no report directory. -1 with err set: another harness holds
+ * it, or the directory cannot be made. */
+int cdch_run_lock_report(cdch_run *r, cdch_err *err);
+
 /* Install every consumer version the planned cells need (setup.h; two
  * setups at a time, as cdch_run_execute does) and run no cell: a CI cache
  * warmed in a step of its own. report (may be NULL) is called for each
