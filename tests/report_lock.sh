@@ -7,7 +7,8 @@
 #     message naming the directory and the first harness's pid, and the first run's report is whole;
 #   * the lock is the kernel's and the adapters do not inherit it: after the first harness is killed
 #     with SIGKILL, its adapter still running, a new run into the directory is not refused;
-#   * a directory no longer in use is used again.
+#   * a directory no longer in use is used again, and the next run kills the adapter the killed harness
+#     left running (rundir.h: the sweep of a dead harness's run directory).
 #
 #   tests/report_lock.sh CDCHARNESS SOURCE_DIR
 set -euo pipefail
@@ -86,8 +87,15 @@ echo "== a harness killed with SIGKILL, its adapter still running: the directory
 "$bin" run "${common[@]}" "$D" --timeout 30 >"$work/k.txt" 2>&1 &
 a=$!
 wait_holder "$a"
-for _ in $(seq 300); do [ -n "$(adapters)" ] && break; sleep 0.1; done
-[ -n "$(adapters)" ] || fail "the killed run's adapter did not start"
+# killed once its adapter has printed its transaction and sleeps in its loop (killed earlier, the adapter
+# would die of SIGPIPE at its first line, with no reader left): its wchan is the kernel's nanosleep
+asleep() {
+    local p
+    for p in $(adapters); do grep -qs nanosleep "/proc/$p/wchan" && return 0; done
+    return 1
+}
+for _ in $(seq 300); do asleep && break; sleep 0.1; done
+asleep || fail "the killed run's adapter did not reach its sleep loop in 30 s"
 kill -9 "$a"
 wait "$a" 2>/dev/null || true
 a=
@@ -99,4 +107,7 @@ set -e
 cat "$work/c.txt"
 [ $rc -eq 0 ] || fail "a run into a directory whose harness was killed exited with $rc (an adapter holds the lock?)"
 grep -q '"verdict":"hang"' "$D/report.json" || fail "the new run wrote its report"
+# the new run's sweep of the dead harness's run directory killed the adapter it had left (rundir.h)
+left=$(adapters)
+[ -z "$left" ] || { ps -o pid,ppid,args -p "$(echo $left | tr ' ' ,)" >&2 || true; fail "adapters left running: $left"; }
 echo "report_lock: ok"

@@ -3,7 +3,8 @@
  * dead pid, a zombie, or a live pid whose start time is not the owner's: reused), and
  * nothing else: a live owner's, one without or with an unreadable owner
  * file (kept with --keep-streams, an older harness's), a name without the
- * prefix, a plain file. */
+ * prefix, a plain file. Before it removes a dead owner's directory, it kills
+ * the adapters whose TMPDIR lies inside it, and no other process. */
 #include "rundir.h"
 #include "testutil.h"
 
@@ -164,6 +165,85 @@ START_TEST(zombie_owner_is_gone)
 }
 END_TEST
 
+/* An adapter the way the run launches one (proc.h private_tmp): its own
+ * TMPDIR=<run dir>/tmp/a-X, spelled through a symlinked parent when via is
+ * given (the sweep compares real paths); sleeps until killed. */
+static pid_t adapter_in(const char *run_dir, const char *via)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s/tmp", run_dir);
+    mkdir(tmp, 0700);
+    snprintf(tmp, sizeof tmp, "%s/tmp/a-1", run_dir);
+    mkdir(tmp, 0700);
+    if (via)
+        snprintf(tmp, sizeof tmp, "%s/%s/tmp/a-1", via, strrchr(run_dir, '/') + 1);
+    pid_t c = fork();
+    if (c == 0) {
+        setenv("TMPDIR", tmp, 1);
+        execlp("sleep", "sleep", "60", (char *)NULL);
+        _exit(127);
+    }
+    ck_assert_int_gt(c, 0);
+    return c;
+}
+
+/* Whether child c ends by SIGKILL within 2 s (reaped then; left running otherwise). */
+static bool killed_soon(pid_t c)
+{
+    int ws;
+    for (int i = 0; i < 200; i++) {
+        pid_t w = waitpid(c, &ws, WNOHANG);
+        if (w == c)
+            return WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL;
+        usleep(10000);
+    }
+    kill(c, SIGKILL);
+    waitpid(c, &ws, 0);
+    return false;
+}
+
+/* A harness killed with SIGKILL leaves its adapters running (a session waits on its stdin, a blocked
+ * consumer never ends): the sweep that removes its run directory kills them first, and no other. */
+START_TEST(sweep_kills_a_dead_owners_adapters_only)
+{
+    char parent[] = "/tmp/cdch-test-rundir-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(parent));
+    char link[600], dead[600], live[600], other[600];
+    snprintf(link, sizeof link, "%s-link", parent);
+    ck_assert_int_eq(symlink(parent, link), 0);
+    cdch_err err;
+    ck_assert_int_eq(cdch_rundir_make(parent, live, sizeof live, &err), 0); /* sweeps first: made before */
+    char owner[64];
+    snprintf(owner, sizeof owner, "%ld 12345\n", dead_pid());
+    make_dir(parent, "cdch-run-dead", owner);
+    snprintf(dead, sizeof dead, "%s/cdch-run-dead", parent);
+    make_dir(parent, "cdch-run-deadx", owner); /* a name that extends the dead one's: not inside it */
+    snprintf(other, sizeof other, "%s/cdch-run-deadx", parent);
+    ck_assert_int_eq(rmdir(strcat(other, "/streams")), 0);
+    snprintf(other, sizeof other, "%s/cdch-run-deadx", parent);
+    ck_assert_int_eq(unlink(strcat(other, "/" CDCH_RUNDIR_OWNER)), 0); /* no owner: never swept */
+    snprintf(other, sizeof other, "%s/cdch-run-deadx", parent);
+
+    pid_t orphan = adapter_in(dead, NULL), via_link = adapter_in(dead, link);
+    pid_t live_one = adapter_in(live, NULL), beside = adapter_in(other, NULL);
+    usleep(200000); /* the children have exec'd sleep with their environment */
+
+    ck_assert_uint_eq(cdch_rundir_sweep(parent), 1);
+    ck_assert(!exists(parent, "cdch-run-dead"));
+    ck_assert_msg(killed_soon(orphan), "the dead owner's adapter runs on");
+    ck_assert_msg(killed_soon(via_link), "the dead owner's adapter (TMPDIR through a symlink) runs on");
+    int ws;
+    ck_assert_int_eq(waitpid(live_one, &ws, WNOHANG), 0); /* a live owner's adapter runs on */
+    ck_assert_int_eq(waitpid(beside, &ws, WNOHANG), 0);   /* so does one of cdch-run-deadx */
+    kill(live_one, SIGKILL);
+    kill(beside, SIGKILL);
+    waitpid(live_one, &ws, 0);
+    waitpid(beside, &ws, 0);
+    unlink(link);
+    cdch_rm_tree(parent);
+}
+END_TEST
+
 START_TEST(unmakeable_parent_is_an_error_naming_it)
 {
     char out[512];
@@ -181,6 +261,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, sweep_removes_only_dead_owners_run_dirs);
     tcase_add_test(tc, zombie_owner_is_gone);
+    tcase_add_test(tc, sweep_kills_a_dead_owners_adapters_only);
     tcase_add_test(tc, unmakeable_parent_is_an_error_naming_it);
     suite_add_tcase(s, tc);
     return s;

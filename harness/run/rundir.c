@@ -4,6 +4,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,75 @@ static bool owner_gone(const char *dir)
     return start_time(pid) != st;
 }
 
+/* Whether the environment block env[0..n) (NUL-separated, /proc/PID/environ)
+ * has TMPDIR inside the directory whose real path is rdir. */
+static bool env_tmpdir_under(const char *env, size_t n, const char *rdir)
+{
+    size_t rl = strlen(rdir);
+    for (size_t i = 0; i < n;) {
+        const char *e = env + i;
+        size_t el = strnlen(e, n - i);
+        /* private_tmp's form, <run dir>/tmp/a-XXXXXX: only those are resolved */
+        if (el > 7 && el < PATH_MAX && memcmp(e, "TMPDIR=", 7) == 0) {
+            char v[PATH_MAX], real[PATH_MAX];
+            memcpy(v, e + 7, el - 7);
+            v[el - 7] = '\0';
+            if (strstr(v, "/" CDCH_RUNDIR_PREFIX) && realpath(v, real) && strncmp(real, rdir, rl) == 0 &&
+                real[rl] == '/')
+                return true;
+        }
+        i += el + 1;
+    }
+    return false;
+}
+
+size_t cdch_rundir_kill_orphans(const char *dir)
+{
+    char rdir[PATH_MAX];
+    if (!realpath(dir, rdir))
+        return 0;
+    size_t cap = 1u << 20, killed = 0;
+    char *env = malloc(cap);
+    if (!env)
+        return 0;
+    /* Two passes: a process killed in the first may have forked one the
+     * scan had passed already. */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t before = killed;
+        DIR *d = opendir("/proc");
+        if (!d)
+            break;
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(de->d_name, &end, 10);
+            if (*end || pid <= 1 || pid == (long)getpid())
+                continue;
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%ld", pid);
+            struct stat sb;
+            if (stat(path, &sb) != 0 || sb.st_uid != geteuid())
+                continue;
+            snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            size_t n = 0;
+            ssize_t got;
+            while (n < cap && (got = read(fd, env + n, cap - n)) > 0)
+                n += (size_t)got;
+            close(fd);
+            if (n && env_tmpdir_under(env, n, rdir) && kill((pid_t)pid, SIGKILL) == 0)
+                killed++;
+        }
+        closedir(d);
+        if (killed == before)
+            break;
+    }
+    free(env);
+    return killed;
+}
+
 static const char *parent_or_default(const char *parent)
 {
     if (parent && *parent)
@@ -72,7 +144,10 @@ size_t cdch_rundir_sweep(const char *parent)
         struct stat sb;
         if (lstat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid())
             continue;
-        if (owner_gone(dir) && cdch_rm_tree(dir) == 0)
+        if (!owner_gone(dir))
+            continue;
+        cdch_rundir_kill_orphans(dir); /* its adapters, left running by a harness killed with SIGKILL */
+        if (cdch_rm_tree(dir) == 0)
             removed++;
     }
     closedir(d);

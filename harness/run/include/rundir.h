@@ -12,6 +12,13 @@
  * removes the run directories of owners that are gone, under the same
  * parent.
  *
+ * The adapters such a harness launched may outlive it (a session adapter
+ * waits on its stdin; a blocked consumer never ends): each had its own
+ * temporary directory inside the run directory (proc.h private_tmp, its
+ * TMPDIR, inherited by its children), so before a sweep removes a dead
+ * owner's run directory it kills (SIGKILL) every process of this user
+ * whose environment's TMPDIR lies inside that directory.
+ *
  * Never removed by a sweep: a directory without an owner file (kept with
  * --keep-streams: cdch_rundir_release drops its owner file; made by an
  * older harness; any other program's), one whose owner still runs, or
@@ -37,8 +44,16 @@ int cdch_rundir_make(const char *parent, char *out, size_t outsz, cdch_err *err)
  * so that no later sweep removes what the user asked to keep. */
 void cdch_rundir_release(const char *dir, bool keep);
 
-/* Remove the run directories under parent whose owner is gone; returns
- * how many were removed. */
+/* Remove the run directories under parent whose owner is gone, after
+ * killing their orphaned adapters (cdch_rundir_kill_orphans); returns how
+ * many were removed. */
 size_t cdch_rundir_sweep(const char *parent);
+
+/* SIGKILL every process of this user (the caller excepted) whose
+ * /proc/PID/environ has TMPDIR inside dir (real paths compared; only
+ * values naming a run directory, "/cdch-run-", are resolved); returns how
+ * many were killed. For the run directory of a harness that is gone:
+ * never call it on a live run's. */
+size_t cdch_rundir_kill_orphans(const char *dir);
 
 #endif
