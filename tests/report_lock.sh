@@ -5,6 +5,8 @@
 # its --timeout):
 #   * a second `run`, and a `matrix`, into a directory in use are refused at once (exit 1 / 2), their
 #     message naming the directory and the first harness's pid, and the first run's report is whole;
+#   * so are `report render`, `report merge --out` and `report digest --out` into it; render works once
+#     the run has ended;
 #   * the lock is the kernel's and the adapters do not inherit it: after the first harness is killed
 #     with SIGKILL, its adapter still running, a new run into the directory is not refused;
 #   * a directory no longer in use is used again, and the next run kills the adapter the killed harness
@@ -71,6 +73,19 @@ cat "$work/m.txt"
 [ $rc -eq 2 ] || fail "a matrix into a directory in use exited with $rc, not 2 (the harness could not run it)"
 grep -qF "the report directory $D is in use by another cdcharness (pid $a)" "$work/m.txt" ||
     fail "the matrix's refusal names the directory and the first harness's pid"
+# nor do `report` render, merge and digest write into it (they would write pages from a report.json the
+# run replaces at its end, or mix their files with its cells)
+for sub in "render $D" "merge --out $D $work/none" "digest --out $D $work/none"; do
+    set +e
+    # shellcheck disable=SC2086 # the words of $sub are its arguments
+    "$bin" report $sub >"$work/r.txt" 2>&1
+    rc=$?
+    set -e
+    cat "$work/r.txt"
+    [ $rc -eq 1 ] || fail "report $sub into a directory in use exited with $rc, not 1"
+    grep -qF "cdcharness report ${sub%% *}: the report directory $D is in use by another cdcharness (pid $a)" \
+        "$work/r.txt" || fail "report ${sub%% *}'s refusal names the directory and the first harness's pid"
+done
 set +e
 wait "$a"
 rc=$?
@@ -82,6 +97,7 @@ import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]
 assert [(c["consumer"], c["mode"], c["verdict"]) for c in cells] == [("broken-hang@1", "uncompressed", "hang")], cells
 PY
+"$bin" report render "$D" || fail "report render of a directory no longer in use"
 
 echo "== a harness killed with SIGKILL, its adapter still running: the directory is free"
 "$bin" run "${common[@]}" "$D" --timeout 30 >"$work/k.txt" 2>&1 &

@@ -37,7 +37,7 @@ START_TEST(second_taker_refused_naming_holder)
     snprintf(want, sizeof want, "the report directory %s is in use by another cdcharness (pid %ld)", dir,
              (long)getpid());
     ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
-    ck_assert_msg(strstr(err.msg, "its own --report-dir") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "its own directory (--report-dir") != NULL, "%s", err.msg);
 
     cdch_reportlock_release(fd);
     fd = cdch_reportlock_take(dir, &err); /* free again; the file stays */

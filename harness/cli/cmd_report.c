@@ -1,7 +1,6 @@
 /* cmd_report.c — `cdcharness report`: join the reports of matrix shards
  * (merge) and render a report directory's pages from its report.json
  * (render). */
-#include <errno.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "reportlock.h"
 
 static void report_usage(FILE *f)
 {
@@ -35,6 +35,9 @@ static void report_usage(FILE *f)
             "           (a line per cell; usable as `matrix --baseline`)\n"
             "\n"
             "  --out DIR  (merge, digest) the directory to write (created)\n"
+            "\n"
+            "The directory written (DIR) is locked like a run's report directory: one that\n"
+            "a run, a matrix or another report command is writing is refused (exit 1).\n"
             "\n"
             "report.html is one self-contained page (no network): the verdict grid\n"
             "(consumer@version x scenario x mode), compression regressions outlined, each\n"
@@ -71,14 +74,34 @@ static int parse_out(int argc, char **argv, const char *sub, const char *what, c
     return -1;
 }
 
+/* Lock the directory a subcommand writes (reportlock.h), so that it never
+ * writes into one a run or matrix is writing: *fd is the lock (release it
+ * when done); -1 to go on, else the exit status (refused: the holder's pid
+ * in the message). */
+static int lock_out(const char *sub, const char *dir, int *fd)
+{
+    cdch_err err;
+    *fd = cdch_reportlock_take(dir, &err);
+    if (*fd == -1) {
+        fprintf(stderr, "cdcharness report %s: %s\n", sub, err.msg);
+        return CDCH_EXIT_BAD_INPUT;
+    }
+    return -1;
+}
+
 static int do_merge(int argc, char **argv)
 {
     const char *out = NULL;
     int rc = parse_out(argc, argv, "merge", "give at least one report to merge", &out);
     if (rc >= 0)
         return rc;
+    int lock;
+    if ((rc = lock_out("merge", out, &lock)) >= 0)
+        return rc;
     cdch_err err;
-    if (cdch_report_merge(out, (const char *const *)argv + optind, (size_t)(argc - optind), &err) != 0) {
+    rc = cdch_report_merge(out, (const char *const *)argv + optind, (size_t)(argc - optind), &err);
+    cdch_reportlock_release(lock);
+    if (rc != 0) {
         fprintf(stderr, "cdcharness report merge: %s\n", err.msg);
         return CDCH_EXIT_BAD_INPUT;
     }
@@ -97,12 +120,13 @@ static int do_digest(int argc, char **argv)
         report_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
+    int lock;
+    if ((rc = lock_out("digest", out, &lock)) >= 0) /* creates out */
+        return rc;
     cdch_err err;
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "cdcharness report digest: cannot create %s: %s\n", out, strerror(errno));
-        return CDCH_EXIT_BAD_INPUT;
-    }
-    if (cdch_report_digest(argv[optind], out, &err) != 0) {
+    rc = cdch_report_digest(argv[optind], out, &err);
+    cdch_reportlock_release(lock);
+    if (rc != 0) {
         fprintf(stderr, "cdcharness report digest: %s\n", err.msg);
         return CDCH_EXIT_BAD_INPUT;
     }
@@ -129,8 +153,15 @@ static int do_render(int argc, char **argv)
         report_usage(stderr);
         return CDCH_EXIT_USAGE;
     }
+    /* a directory that is not there is render's error to tell, not one to create */
+    struct stat sb;
+    int lock = -1, rc;
+    if (stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode) && (rc = lock_out("render", argv[optind], &lock)) >= 0)
+        return rc;
     cdch_err err;
-    if (cdch_report_render(argv[optind], &err) != 0) {
+    rc = cdch_report_render(argv[optind], &err);
+    cdch_reportlock_release(lock);
+    if (rc != 0) {
         fprintf(stderr, "cdcharness report render: %s\n", err.msg);
         return CDCH_EXIT_BAD_INPUT;
     }

@@ -35,8 +35,8 @@ int cdch_reportlock_take(const char *dir, cdch_err *err)
                 snprintf(pidtxt, sizeof pidtxt, " (pid %ld)", pid);
             return cdch_err_set(err,
                                 "the report directory %s is in use by another cdcharness%s: its cells and "
-                                "reports would overwrite this run's; wait for it to end, or give this run "
-                                "its own --report-dir",
+                                "reports would overwrite this one's; wait for it to end, or give this one "
+                                "its own directory (--report-dir; report merge and digest: --out)",
                                 dir, pidtxt);
         }
         close(fd);
