@@ -1,12 +1,15 @@
 /* sys.c — see sys.h. */
 #include "sys.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,4 +115,55 @@ double cdch_proc_stat_cpu_seconds(const char *path)
         return -1;
     long hz = sysconf(_SC_CLK_TCK);
     return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+}
+
+size_t cdch_kill_by_environ(cdch_environ_match_fn match, void *ud, int rounds, int pause_ms)
+{
+    char *env = NULL;
+    size_t cap = 0, killed = 0;
+    for (int round = 0; round < rounds; round++) {
+        DIR *d = opendir("/proc");
+        if (!d)
+            break;
+        size_t before = killed;
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(de->d_name, &end, 10);
+            if (*end || pid <= 1 || pid == (long)getpid())
+                continue;
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%ld", pid);
+            struct stat sb;
+            if (stat(path, &sb) != 0 || sb.st_uid != geteuid())
+                continue;
+            snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            size_t len = 0;
+            for (;;) {
+                if (cap - len < 4096) {
+                    cap = cap ? cap * 2 : 65536;
+                    env = cdch_xrealloc(env, cap);
+                }
+                ssize_t r = read(fd, env + len, cap - len);
+                if (r <= 0)
+                    break;
+                len += (size_t)r;
+            }
+            close(fd);
+            if (len && match(env, len, ud) && kill((pid_t)pid, SIGKILL) == 0)
+                killed++;
+        }
+        closedir(d);
+        if (killed == before)
+            break;
+        if (pause_ms > 0 && round + 1 < rounds) {
+            struct timespec ts = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    free(env);
+    return killed;
 }

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE /* pipe2, close_range */
 #include "proc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -132,61 +131,29 @@ static char **child_env(const cdch_proc_opts *o, char *token, char *tmpdir)
     return envp;
 }
 
+/* Whether the environment holds the entry ud (a NUL-terminated
+ * "CDCH_PROC_TOKEN=..." string) exactly. */
+static bool env_has_entry(const char *env, size_t len, void *ud)
+{
+    const char *entry = ud;
+    size_t tl = strlen(entry) + 1; /* with its NUL: an exact entry */
+    for (size_t i = 0; i + tl <= len;) { /* entries are NUL-separated */
+        if (memcmp(env + i, entry, tl) == 0)
+            return true;
+        const char *nul = memchr(env + i, '\0', len - i);
+        if (!nul)
+            break;
+        i = (size_t)(nul - env) + 1;
+    }
+    return false;
+}
+
 /* Every process whose environment holds p->token (the adapter's
  * descendants, also those that left its process group with setsid or
  * setpgid and outlived it): SIGKILL, until none is left (bounded). */
 static void sweep_descendants(const cdch_proc *p)
 {
-    size_t tl = strlen(p->token) + 1; /* with its NUL: an exact entry */
-    char *env = NULL;
-    size_t cap = 0;
-    for (int round = 0; round < 5; round++) {
-        DIR *d = opendir("/proc");
-        if (!d)
-            return;
-        int killed = 0;
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            char *end;
-            long pid = strtol(de->d_name, &end, 10);
-            if (*end || pid <= 1 || pid == (long)getpid())
-                continue;
-            char path[64];
-            snprintf(path, sizeof path, "/proc/%ld/environ", pid);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            size_t len = 0;
-            for (;;) {
-                if (cap - len < 4096) {
-                    cap = cap ? cap * 2 : 65536;
-                    env = cdch_xrealloc(env, cap);
-                }
-                ssize_t r = read(fd, env + len, cap - len);
-                if (r <= 0)
-                    break;
-                len += (size_t)r;
-            }
-            close(fd);
-            for (size_t i = 0; i + tl <= len;) { /* entries are NUL-separated */
-                if (memcmp(env + i, p->token, tl) == 0) {
-                    kill((pid_t)pid, SIGKILL);
-                    killed++;
-                    break;
-                }
-                const char *nul = memchr(env + i, '\0', len - i);
-                if (!nul)
-                    break;
-                i = (size_t)(nul - env) + 1;
-            }
-        }
-        closedir(d);
-        if (!killed)
-            break;
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    free(env);
+    cdch_kill_by_environ(env_has_entry, (void *)p->token, 5, 20);
 }
 
 /* The pipes of a spawn: the child's stdout and stderr, the one its exec

@@ -4,9 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +50,10 @@ static bool owner_gone(const char *dir)
 }
 
 /* Whether the environment block env[0..n) (NUL-separated, /proc/PID/environ)
- * has TMPDIR inside the directory whose real path is rdir. */
-static bool env_tmpdir_under(const char *env, size_t n, const char *rdir)
+ * has TMPDIR inside the directory whose real path is ud. */
+static bool env_tmpdir_under(const char *env, size_t n, void *ud)
 {
+    const char *rdir = ud;
     size_t rl = strlen(rdir);
     for (size_t i = 0; i < n;) {
         const char *e = env + i;
@@ -78,46 +77,9 @@ size_t cdch_rundir_kill_orphans(const char *dir)
     char rdir[PATH_MAX];
     if (!realpath(dir, rdir))
         return 0;
-    size_t cap = 1u << 20, killed = 0;
-    char *env = malloc(cap);
-    if (!env)
-        return 0;
-    /* Two passes: a process killed in the first may have forked one the
+    /* Two scans: a process killed in the first may have forked one the
      * scan had passed already. */
-    for (int pass = 0; pass < 2; pass++) {
-        size_t before = killed;
-        DIR *d = opendir("/proc");
-        if (!d)
-            break;
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            char *end;
-            long pid = strtol(de->d_name, &end, 10);
-            if (*end || pid <= 1 || pid == (long)getpid())
-                continue;
-            char path[64];
-            snprintf(path, sizeof path, "/proc/%ld", pid);
-            struct stat sb;
-            if (stat(path, &sb) != 0 || sb.st_uid != geteuid())
-                continue;
-            snprintf(path, sizeof path, "/proc/%ld/environ", pid);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            size_t n = 0;
-            ssize_t got;
-            while (n < cap && (got = read(fd, env + n, cap - n)) > 0)
-                n += (size_t)got;
-            close(fd);
-            if (n && env_tmpdir_under(env, n, rdir) && kill((pid_t)pid, SIGKILL) == 0)
-                killed++;
-        }
-        closedir(d);
-        if (killed == before)
-            break;
-    }
-    free(env);
-    return killed;
+    return cdch_kill_by_environ(env_tmpdir_under, rdir, 2, 0);
 }
 
 static const char *parent_or_default(const char *parent)

@@ -1,12 +1,13 @@
 /* sys.h — the few operating-system services every module needs, in one
  * place: a monotonic clock, reading a whole file or a small /proc entry,
- * sorting C strings.
+ * killing the processes an environment entry marks, sorting C strings.
  *
  * Owns: the buffer cdch_read_file returns (the caller frees it).
  */
 #ifndef CDCH_SYS_H
 #define CDCH_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -44,6 +45,19 @@ const char *cdch_proc_stat_fields(const char *line);
  * (its threads, and the children it has waited for); -1 when it cannot be
  * read or parsed. */
 double cdch_proc_stat_cpu_seconds(const char *path);
+
+/* Whether a process's environment (/proc/PID/environ: len bytes of
+ * NUL-separated NAME=VALUE entries, the last one maybe unterminated) marks
+ * it as one to kill. */
+typedef bool (*cdch_environ_match_fn)(const char *env, size_t len, void *ud);
+
+/* SIGKILL every process of this user (the caller and pid 1 aside) whose
+ * environment `match` accepts; scan /proc again, pause_ms after a scan that
+ * killed one (a process killed may have forked one the scan had passed),
+ * at most `rounds` scans. How many were killed. The harness marks what it
+ * starts by its environment (an adapter's token, its private TMPDIR), which
+ * every descendant inherits, also one that left the process group. */
+size_t cdch_kill_by_environ(cdch_environ_match_fn match, void *ud, int rounds, int pause_ms);
 
 /* qsort comparator for an array of `char *` (strcmp order). */
 int cdch_cmp_strp(const void *a, const void *b);
