@@ -566,6 +566,46 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; assert 
 [ -f "$CDCH_CACHE/bad-setup/1.setup.log" ] || fail "setup log"
 [ ! -f "$CDCH_CACHE/bad-setup/1/.ok" ] || fail "failed setup must not be stamped"
 
+# an adapter whose shell cannot execute the consumer's command (126: not executable, 127: not found)
+# before a row or an error line: the consumer never ran, a harness-error, never its verdict; with an
+# error line printed first, the status is the consumer's own exit (parse-failure)
+printf 'not a program\n' >"$work/not-exec"
+chmod -x "$work/not-exec"
+printf '%s\n' '{"kind":"ready"}' >"$work/ready.jsonl"
+printf '%s\n' '{"kind":"ready"}' '{"kind":"error","message":"cannot parse event type 40"}' >"$work/said.jsonl"
+for c in "not-found:cat $work/ready.jsonl; exec $work/no-such-consumer" \
+         "not-exec:cat $work/ready.jsonl; exec $work/not-exec" \
+         "said-then-127:cat $work/said.jsonl; exit 127"; do
+  fam=${c%%:*}
+  mkdir -p "$work/cons/$fam"
+  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+family: $fam
+source: files
+versions: ["1"]
+run: ["sh", "-c", "${c#*:}"]
+EOF
+done
+set +e
+"$bin" run --consumers-dir "$work/cons" --consumer not-found --consumer not-exec --consumer said-then-127 \
+  --scenario "$scenario" --mode compressed --quiet --report-dir "$work/r8" >"$work/t8.txt" 2>&1
+rc=$?
+set -e
+cat "$work/t8.txt"
+[ $rc -eq 1 ] || fail "adapters that could not run their command: exit $rc"
+python3 - "$work/r8/report.json" <<'PY' || fail "a command the adapter could not run is a harness-error"
+import json, sys
+cells = {c["consumer"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+for fam, status, how in (("not-found@1", 127, "was not found"), ("not-exec@1", 126, "could not be executed")):
+    c = cells[fam]
+    assert c["verdict"] == "harness-error", (fam, c["verdict"], c["summary"])
+    assert c["summary"].startswith("the adapter exited with status %d before printing a row or an error: "
+                                   "the command it runs %s (stderr: " % (status, how)), c["summary"]
+    assert "check the consumer's installation" in c["summary"], c["summary"]
+assert "not-exec" in cells["not-exec@1"]["summary"] and "no-such-consumer" in cells["not-found@1"]["summary"]
+c = cells["said-then-127@1"]
+assert c["verdict"] == "parse-failure", (c["verdict"], c["summary"])
+PY
+
 # variant_setup: shared -- every "V+variant" runs on the one install of "V"; without it (own, the
 # default) every version string is its own install
 for fam in shared-var own-var; do

@@ -527,15 +527,51 @@ static void judge_summary(const judge_ctx *j, cdch_judgement *out)
             cdch_buf_printf(&out->detail, "also %s: %s\n", k_names[v], j->sums[v]);
 }
 
+/* The shell's status for a command it could not execute (126: found, not
+ * executable; 127: not found), when the adapter ended with it before
+ * printing a row or an error line: its consumer never ran (an adapter that
+ * execs a binary being rebuilt, a user's build path gone, a runtime missing),
+ * so the cell says nothing about the consumer. "" when not. */
+static const char *command_not_run(const cdch_change_list *obs, const cdch_outcome *o)
+{
+    if (o->reason != CDCH_STOP_EXITED || o->exit_signal || (o->exit_status != 126 && o->exit_status != 127))
+        return "";
+    if (obs && obs->n)
+        return "";
+    for (size_t i = 0; obs && i < obs->nctl; i++)
+        if (obs->ctl[i].kind == CDCH_CTL_ERROR)
+            return "";
+    return o->exit_status == 126 ? "could not be executed" : "was not found";
+}
+
+static void harness_error(cdch_judgement *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void harness_error(cdch_judgement *out, const char *fmt, ...)
+{
+    out->verdict = CDCH_VERDICT_HARNESS_ERROR;
+    out->classes = CDCH_CLASS(CDCH_VERDICT_HARNESS_ERROR);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->summary, sizeof out->summary, fmt, ap);
+    va_end(ap);
+    cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", out->summary);
+    cdch_buf_cstr(&out->detail);
+}
+
 void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const cdch_outcome *o, cdch_judgement *out)
 {
     memset(out, 0, sizeof *out);
     if (o->harness_error) {
-        out->verdict = CDCH_VERDICT_HARNESS_ERROR;
-        out->classes = CDCH_CLASS(CDCH_VERDICT_HARNESS_ERROR);
-        snprintf(out->summary, sizeof out->summary, "%s", o->harness_error);
-        cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", o->harness_error);
-        cdch_buf_cstr(&out->detail);
+        harness_error(out, "%s", o->harness_error);
+        return;
+    }
+    const char *not_run = command_not_run(obs, o);
+    if (*not_run) {
+        char ll[300];
+        last_line(o->stderr_tail, ll, sizeof ll);
+        harness_error(out,
+                      "the adapter exited with status %d before printing a row or an error: the command it runs "
+                      "%s (stderr: %s); check the consumer's installation and the adapter's command",
+                      o->exit_status, not_run, ll[0] ? ll : "empty");
         return;
     }
     judge_ctx j;
