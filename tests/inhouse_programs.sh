@@ -130,6 +130,26 @@ dies="if [ \"\$CDCH_MODE\" = compressed ]; then seq 1 2 | sed 's/^/row /'; echo 
 check "$work/r4/report.json" "dies@command crud-basic uncompressed pass - differential pass
 dies@command crud-basic compressed parse-failure reg differential parse-failure"
 
+# 3b. a command the shell cannot find (a typo, a program not installed): the program never ran, a
+#     harness-error in both modes, never a verdict about it; one that printed rows before its 127 is judged
+set +e
+"$bin" run --quiet --consumer-name typo --consumer-cmd "no-such-program-cdch --rows" --consumer-name rows127 \
+    --consumer-cmd "seq 1 2 | sed 's/^/row /'; exit 127" --scenario scenarios/crud-basic.yaml \
+    --report-dir "$work/r4b" >"$work/r4b.txt" 2>&1
+set -e
+python3 - "$work/r4b/report.json" <<'PY' || { cat "$work/r4b.txt"; fail "a command not found is a harness-error"; }
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+typo = [c for c in cells if c["consumer"].startswith("typo")]
+assert len(typo) == 2, typo
+for c in typo:
+    assert c["verdict"] == "harness-error", (c["mode"], c["verdict"], c["summary"])
+    assert "exited with status 127 before printing a row or an error: the command it runs was not found" in c["summary"], c["summary"]
+    assert "no-such-program-cdch" in c["summary"], c["summary"]
+rows = [c for c in cells if c["consumer"].startswith("rows127")]
+assert rows and all(c["verdict"] != "harness-error" for c in rows), [(c["mode"], c["verdict"]) for c in rows]
+PY
+
 # 4. a matrix file: a `command:` entry with a name, beside a canonical adapter judged by both oracles
 cat >"$work/m.yaml" <<YAML
 name: inhouse

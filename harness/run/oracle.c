@@ -566,6 +566,14 @@ void cdch_oracle_judge_said(const cdch_oracle_lines *base, const cdch_oracle_lin
     static const cdch_oracle_lines none = {0};
     if (!rows)
         rows = &none;
+    /* a command's cell (no said list): whether it printed is its stdout lines */
+    cdch_outcome not_run;
+    char msg[600];
+    if (!said && !oc->harness_error && cdch_outcome_not_run(oc, rows->n || rows->ignored, msg, sizeof msg)) {
+        not_run = *oc;
+        not_run.harness_error = msg;
+        oc = &not_run;
+    }
     if (!oc->harness_error)
         out->diff = base ? cdch_oracle_diff(base, rows, expected, idx) : cdch_oracle_count_diff(rows, expected, idx);
     if (out->diff && said)

@@ -527,21 +527,31 @@ static void judge_summary(const judge_ctx *j, cdch_judgement *out)
             cdch_buf_printf(&out->detail, "also %s: %s\n", k_names[v], j->sums[v]);
 }
 
-/* The shell's status for a command it could not execute (126: found, not
- * executable; 127: not found), when the adapter ended with it before
- * printing a row or an error line: its consumer never ran (an adapter that
- * execs a binary being rebuilt, a user's build path gone, a runtime missing),
- * so the cell says nothing about the consumer. "" when not. */
-static const char *command_not_run(const cdch_change_list *obs, const cdch_outcome *o)
+bool cdch_outcome_not_run(const cdch_outcome *o, bool printed, char *msg, size_t msgsz)
 {
-    if (o->reason != CDCH_STOP_EXITED || o->exit_signal || (o->exit_status != 126 && o->exit_status != 127))
-        return "";
-    if (obs && obs->n)
-        return "";
-    for (size_t i = 0; obs && i < obs->nctl; i++)
+    if (printed || o->reason != CDCH_STOP_EXITED || o->exit_signal ||
+        (o->exit_status != 126 && o->exit_status != 127))
+        return false;
+    char ll[300];
+    last_line(o->stderr_tail, ll, sizeof ll);
+    snprintf(msg, msgsz,
+             "the adapter exited with status %d before printing a row or an error: the command it runs %s "
+             "(stderr: %s); check the consumer's installation and the adapter's command",
+             o->exit_status, o->exit_status == 126 ? "could not be executed" : "was not found",
+             ll[0] ? ll : "empty");
+    return true;
+}
+
+/* Whether the adapter printed a row or an error line (obs NULL: not known
+ * here, as printed). */
+static bool printed_any(const cdch_change_list *obs)
+{
+    if (!obs || obs->n)
+        return true;
+    for (size_t i = 0; i < obs->nctl; i++)
         if (obs->ctl[i].kind == CDCH_CTL_ERROR)
-            return "";
-    return o->exit_status == 126 ? "could not be executed" : "was not found";
+            return true;
+    return false;
 }
 
 static void harness_error(cdch_judgement *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -564,14 +574,9 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
         harness_error(out, "%s", o->harness_error);
         return;
     }
-    const char *not_run = command_not_run(obs, o);
-    if (*not_run) {
-        char ll[300];
-        last_line(o->stderr_tail, ll, sizeof ll);
-        harness_error(out,
-                      "the adapter exited with status %d before printing a row or an error: the command it runs "
-                      "%s (stderr: %s); check the consumer's installation and the adapter's command",
-                      o->exit_status, not_run, ll[0] ? ll : "empty");
+    char not_run[600];
+    if (cdch_outcome_not_run(o, printed_any(obs), not_run, sizeof not_run)) {
+        harness_error(out, "%s", not_run);
         return;
     }
     judge_ctx j;

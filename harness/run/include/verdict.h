@@ -134,8 +134,20 @@ typedef struct cdch_judgement {
     size_t nwarnings;
 } cdch_judgement;
 
+/* A harness-error, not a verdict, when o says so (harness_error), or when
+ * the adapter never ran its consumer (cdch_outcome_not_run, with "printed"
+ * taken from observed: a row or an error line; observed NULL: as printed). */
 void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *observed, const cdch_outcome *o,
                         cdch_judgement *out);
+
+/* Whether the adapter ended with the shell's status for a command it could
+ * not execute (126: found, not executable; 127: not found), by exit (not a
+ * signal), without having printed anything that counts (printed: a row or
+ * an error line, as the caller knows them): its consumer never ran (an
+ * adapter that execs a binary being rebuilt, a user's build path gone, a
+ * typo in an in-house command), so the cell says nothing about it. Then msg
+ * (msgsz bytes) says so, with the stderr's last line. */
+bool cdch_outcome_not_run(const cdch_outcome *o, bool printed, char *msg, size_t msgsz);
 void cdch_judgement_free(cdch_judgement *j);
 
 #endif
