@@ -133,14 +133,15 @@ size_t cdch_kill_by_environ(cdch_environ_match_fn match, void *ud, int rounds, i
             if (*end || pid <= 1 || pid == (long)getpid())
                 continue;
             char path[64];
-            snprintf(path, sizeof path, "/proc/%ld", pid);
-            struct stat sb;
-            if (stat(path, &sb) != 0 || sb.st_uid != geteuid())
-                continue;
             snprintf(path, sizeof path, "/proc/%ld/environ", pid);
             int fd = open(path, O_RDONLY | O_CLOEXEC);
             if (fd < 0)
                 continue;
+            struct stat sb; /* the process's owner, as /proc/PID's */
+            if (fstat(fd, &sb) != 0 || sb.st_uid != geteuid()) {
+                close(fd);
+                continue;
+            }
             size_t len = 0;
             for (;;) {
                 if (cap - len < 4096) {

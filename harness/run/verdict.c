@@ -554,16 +554,12 @@ static bool printed_any(const cdch_change_list *obs)
     return false;
 }
 
-static void harness_error(cdch_judgement *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void harness_error(cdch_judgement *out, const char *fmt, ...)
+static void harness_error(cdch_judgement *out, const char *msg)
 {
     out->verdict = CDCH_VERDICT_HARNESS_ERROR;
     out->classes = CDCH_CLASS(CDCH_VERDICT_HARNESS_ERROR);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out->summary, sizeof out->summary, fmt, ap);
-    va_end(ap);
-    cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", out->summary);
+    snprintf(out->summary, sizeof out->summary, "%s", msg);
+    cdch_buf_printf(&out->detail, "harness error (not the consumer's fault): %s\n", msg);
     cdch_buf_cstr(&out->detail);
 }
 
@@ -571,12 +567,12 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *obs, const c
 {
     memset(out, 0, sizeof *out);
     if (o->harness_error) {
-        harness_error(out, "%s", o->harness_error);
+        harness_error(out, o->harness_error);
         return;
     }
     char not_run[600];
     if (cdch_outcome_not_run(o, printed_any(obs), not_run, sizeof not_run)) {
-        harness_error(out, "%s", not_run);
+        harness_error(out, not_run);
         return;
     }
     judge_ctx j;

@@ -148,6 +148,7 @@ void cdch_verdict_judge(const cdch_diff *d, const cdch_change_list *observed, co
  * typo in an in-house command), so the cell says nothing about it. Then msg
  * (msgsz bytes) says so, with the stderr's last line. */
 bool cdch_outcome_not_run(const cdch_outcome *o, bool printed, char *msg, size_t msgsz);
+
 void cdch_judgement_free(cdch_judgement *j);
 
 #endif
