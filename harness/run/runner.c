@@ -798,7 +798,9 @@ static void setup_group(cdch_run *r, consumer **group, size_t n)
     cdch_setup_item *items = xcalloc(n, sizeof *items);
     for (size_t i = 0; i < n; i++)
         items[i].v = group[i]->v;
-    cdch_setup_ensure(group[0]->m, items, n, r->o.cache_root, r->o.setup_timeout_s,
+    char tmp_parent[sizeof r->tmp + 8];
+    snprintf(tmp_parent, sizeof tmp_parent, "%s/tmp", r->tmp); /* made with the run directory (run_dir_make) */
+    cdch_setup_ensure(group[0]->m, items, n, r->o.cache_root, r->tmp[0] ? tmp_parent : NULL, r->o.setup_timeout_s,
                       r->o.progress ? r->o.progress : r->o.setup_progress);
     for (size_t i = 0; i < n; i++) {
         snprintf(group[i]->cache, sizeof group[i]->cache, "%s", items[i].dir);
@@ -896,11 +898,30 @@ static void setup_join(setup_threads *st)
         pthread_join(st->th[i], NULL);
 }
 
+/* The run directory (rundir.h) and its tmp/, where each adapter and each
+ * setup run gets its private TMPDIR (proc.h private_tmp). */
+static int run_dir_make(cdch_run *r, cdch_err *err)
+{
+    if (r->tmp[0])
+        return 0;
+    if (cdch_rundir_make(NULL, r->tmp, sizeof r->tmp, err) != 0)
+        return -1;
+    char children_tmp[sizeof r->tmp + 8];
+    snprintf(children_tmp, sizeof children_tmp, "%s/tmp", r->tmp);
+    if (mkdir(children_tmp, 0700) != 0)
+        return cdch_err_set(err, "cannot create %s: %s", children_tmp, strerror(errno));
+    return 0;
+}
+
 size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family, const char *version,
                                                    const char *dir, const char *error),
                         void *ud)
 {
     cdch_run_plan(r, NULL);
+    cdch_err derr;
+    FILE *say = r->o.progress ? r->o.progress : r->o.setup_progress;
+    if (run_dir_make(r, &derr) != 0 && say) /* setups then inherit TMPDIR; they still run */
+        fprintf(say, "warning: %s\n", derr.msg);
     setup_threads st;
     setup_start(r, &st);
     setup_join(&st);
@@ -1886,12 +1907,8 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
 {
     if (cdch_run_lock_report(r, err) != 0)
         return -1;
-    if (cdch_rundir_make(NULL, r->tmp, sizeof r->tmp, err) != 0)
+    if (run_dir_make(r, err) != 0)
         return -1;
-    char adapters_tmp[sizeof r->tmp + 8];
-    snprintf(adapters_tmp, sizeof adapters_tmp, "%s/tmp", r->tmp); /* the adapters' own (private_tmp) */
-    if (mkdir(adapters_tmp, 0700) != 0)
-        return cdch_err_set(err, "cannot create %s: %s", adapters_tmp, strerror(errno));
     signal(SIGPIPE, SIG_IGN); /* a session adapter that died must not kill the harness through its stdin */
     cdch_run_plan(r, NULL);
     r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);

@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "proc.h"
 #include "run_internal.h"
+#include "rundir.h"
 #include "sys.h"
 #include "version.h"
 
@@ -303,9 +304,21 @@ typedef struct vpaths {
  * root (CDCH_CACHE_ROOT: tools shared by setups, e.g. java-common/mvn.sh's
  * Maven) and, for one install, its folder (CDCH_CACHE) and version
  * (CDCH_VERSION). */
-static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const char *root, double timeout_s,
-                     FILE *log_to, cdch_err *err)
+/* What every setup run of one cdch_setup_ensure call shares. */
+typedef struct setup_ctx {
+    const cdch_manifest *m;
+    const char *root;       /* the cache root, absolute */
+    const char *tmp_parent; /* NULL, or where each setup run gets its private TMPDIR */
+    double timeout_s;       /* a version */
+    FILE *log_to;           /* progress lines, or NULL */
+} setup_ctx;
+
+static int run_setup(const setup_ctx *cx, vpaths *const *vp, size_t n, cdch_err *err)
 {
+    const cdch_manifest *m = cx->m;
+    const char *root = cx->root;
+    double timeout_s = cx->timeout_s;
+    FILE *log_to = cx->log_to;
     const char *logp = vp[0]->logp;
     FILE *log = fopen(logp, "we");
     if (!log)
@@ -347,11 +360,26 @@ static int run_setup(const cdch_manifest *m, vpaths *const *vp, size_t n, const 
     for (size_t i = 0; argv[i]; i++)
         fprintf(log, " %s", argv[i]);
     fprintf(log, "\n");
-    cdch_proc_opts po = {argv, m->dir, n == 1 ? env1 : envn, log};
+    /* a private TMPDIR inside the run directory: a setup this harness cannot stop (it was killed) is
+     * found there by the next sweep (rundir.h) */
+    char tmp[PATH_MAX];
+    tmp[0] = '\0';
+    if (cx->tmp_parent && (size_t)snprintf(tmp, sizeof tmp, "%s/s-XXXXXX", cx->tmp_parent) < sizeof tmp &&
+        !mkdtemp(tmp)) {
+        int e = errno;
+        fprintf(log, "# cannot create a temporary directory %s for the setup: %s\n", tmp, strerror(e));
+        fclose(log);
+        free(argv);
+        return cdch_err_set(err, "setup of %s@%s: cannot create a temporary directory %s: %s (log: %s)", m->family,
+                            vp[0]->key, tmp, strerror(e), logp);
+    }
+    cdch_proc_opts po = {argv, m->dir, n == 1 ? env1 : envn, log, false, tmp[0] ? tmp : NULL};
     cdch_err perr;
     cdch_proc *p = cdch_proc_spawn(&po, &perr);
     free(argv);
     if (!p) {
+        if (tmp[0])
+            cdch_rm_tree(tmp);
         fprintf(log, "# %s\n", perr.msg);
         fclose(log);
         return cdch_err_set(err, "setup of %s@%s failed: %s (log: %s)", m->family, vp[0]->key, perr.msg, logp);
@@ -404,12 +432,11 @@ static int fresh_dir(const char *dir, cdch_err *err)
 
 /* Under the version's lock, not installed: a fresh directory, the setup
  * command, the stamp. */
-static int install_one(const cdch_manifest *m, vpaths *vp, const char *root, double timeout_s, FILE *log_to,
-                       cdch_err *err)
+static int install_one(const setup_ctx *cx, vpaths *vp, cdch_err *err)
 {
     if (fresh_dir(vp->dir, err) != 0)
         return -1;
-    if (m->nsetup > 0 && run_setup(m, &vp, 1, root, timeout_s, log_to, err) != 0)
+    if (cx->m->nsetup > 0 && run_setup(cx, &vp, 1, err) != 0)
         return -1;
     return write_stamp(vp->stamp, vp->fp, err);
 }
@@ -433,14 +460,15 @@ static void copy_log(const char *from, const char *to)
 /* Installs not stamped yet (need[0..n)), all locked: one setup run for all of
  * them; on failure each is installed alone, for an error of its own (and so
  * that one broken version does not keep the others out). */
-static void install_batch(const cdch_manifest *m, vpaths **need, size_t n, const char *root, double timeout_s,
-                          FILE *log_to)
+static void install_batch(const setup_ctx *cx, vpaths **need, size_t n)
 {
+    const cdch_manifest *m = cx->m;
+    FILE *log_to = cx->log_to;
     cdch_err berr;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++)
         ok = fresh_dir(need[i]->dir, &berr) == 0;
-    ok = ok && run_setup(m, need, n, root, timeout_s, log_to, &berr) == 0;
+    ok = ok && run_setup(cx, need, n, &berr) == 0;
     for (size_t i = 0; i < n && ok; i++)
         ok = write_stamp(need[i]->stamp, need[i]->fp, &berr) == 0;
     if (ok) {
@@ -455,7 +483,7 @@ static void install_batch(const cdch_manifest *m, vpaths **need, size_t n, const
         fprintf(log_to, "setup %s: the run for %zu versions failed; installing each alone (%s)\n", m->family, n,
                 berr.msg);
     for (size_t i = 0; i < n; i++)
-        if (install_one(m, need[i], root, timeout_s, log_to, &need[i]->err) == 0)
+        if (install_one(cx, need[i], &need[i]->err) == 0)
             cdch_err_clear(&need[i]->err);
 }
 
@@ -536,7 +564,7 @@ static int cmp_vpaths_key(const void *a, const void *b)
 }
 
 void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n, const char *cache_root,
-                       double timeout_s, FILE *log_to)
+                       const char *tmp_parent, double timeout_s, FILE *log_to)
 {
     char root[PATH_MAX];
     cdch_err rerr;
@@ -601,14 +629,19 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
             need[npinned++] = need[j];
             need[j] = t;
         }
+    /* A harness killed while it set one of these up left its setup running (its lock went with it):
+     * kill what dead harnesses left before emptying the directories it may still write. */
+    if (nn > 0)
+        cdch_rundir_sweep(NULL);
+    setup_ctx cx = {m, root, tmp_parent, timeout_s, log_to};
     if (m->setup_batch && npinned > 1 && m->nsetup > 0)
-        install_batch(m, need, npinned, root, timeout_s, log_to);
+        install_batch(&cx, need, npinned);
     else
         for (size_t j = 0; j < npinned; j++)
-            if (install_one(m, need[j], root, timeout_s, log_to, &need[j]->err) == 0)
+            if (install_one(&cx, need[j], &need[j]->err) == 0)
                 cdch_err_clear(&need[j]->err);
     for (size_t j = npinned; j < nn; j++)
-        if (install_one(m, need[j], root, timeout_s, log_to, &need[j]->err) == 0)
+        if (install_one(&cx, need[j], &need[j]->err) == 0)
             cdch_err_clear(&need[j]->err);
     for (size_t k = 0; k < nu; k++)
         unlock_version(uniq[k]);

@@ -221,7 +221,8 @@ int cdch_run_lock_report(cdch_run *r, cdch_err *err);
  * setups at a time, as cdch_run_execute does) and run no cell: a CI cache
  * warmed in a step of its own. report (may be NULL) is called for each
  * version with its cache directory and NULL, or the setup's error. Returns
- * how many versions could not be installed. Not with cdch_run_execute on the
+ * how many versions could not be installed. Makes the run directory (its
+ * setups' private TMPDIRs, setup.h). Not with cdch_run_execute on the
  * same run. */
 size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family, const char *version,
                                                    const char *dir, const char *error),

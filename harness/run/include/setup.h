@@ -32,6 +32,16 @@
  * Maven JVM for all of a Java family's versions); the first version's log
  * holds the run's output and the others' a copy. When that run fails, each
  * version is installed alone, for an error of its own.
+ *
+ * A setup run is a child the harness must not leave behind. Given the run
+ * directory's temporary folder (tmp_parent), each setup run gets a private
+ * TMPDIR inside it (proc.h private_tmp, removed when the setup ends), so a
+ * harness killed with SIGKILL mid-setup leaves a setup that the next run's
+ * sweep of dead run directories kills (rundir.h). The version's lock was
+ * the dead harness's and went with it; so before a harness installs into a
+ * directory whose lock it just took, it sweeps the dead run directories
+ * too: a setup orphaned a moment ago is killed before its directory is
+ * emptied and set up again.
  */
 #ifndef CDCH_SETUP_H
 #define CDCH_SETUP_H
@@ -58,7 +68,9 @@ typedef struct cdch_setup_item {
 } cdch_setup_item;
 
 /* Make sure versions items[0..n) of m are installed under cache_root (NULL:
- * the default), each with its cache directory in dir. With the family's
+ * the default), each with its cache directory in dir. tmp_parent (NULL:
+ * none, setups inherit TMPDIR) is an existing directory inside a run
+ * directory (rundir.h) where each setup run gets its private TMPDIR. With the family's
  * `variant_setup: shared`, a version "V+variant" is the install of "V" (one
  * directory, one lock, one setup for all of V's variants). With its
  * `setup_batch`, the versions not installed yet are installed by one run of
@@ -66,7 +78,7 @@ typedef struct cdch_setup_item {
  * err says which command failed, where the log is, and ends with the log's
  * last lines. log_to (NULL: none) gets a progress line for each setup run. */
 void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n, const char *cache_root,
-                       double timeout_s, FILE *log_to);
+                       const char *tmp_parent, double timeout_s, FILE *log_to);
 
 /* Remove a directory tree (used for stale cache dirs and temp dirs). */
 int cdch_rm_tree(const char *path);
