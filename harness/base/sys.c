@@ -117,6 +117,18 @@ double cdch_proc_stat_cpu_seconds(const char *path)
     return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
 }
 
+bool cdch_pid_running(long pid)
+{
+    char path[64], line[1024];
+    if (pid <= 0)
+        return false;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (cdch_read_small(path, line, sizeof line) <= 0)
+        return false;
+    const char *f = cdch_proc_stat_fields(line); /* field 3: the state */
+    return f && *f != 'Z' && *f != 'X';
+}
+
 size_t cdch_kill_by_environ(cdch_environ_match_fn match, void *ud, int rounds, int pause_ms)
 {
     char *env = NULL;

@@ -293,6 +293,7 @@ typedef struct vpaths {
     char dir[PATH_MAX], stamp[PATH_MAX + 8], lockp[PATH_MAX + 8], logp[PATH_MAX + 16];
     char fp[64];   /* the adapter's fingerprint for key */
     int lockfd;    /* -1: not locked */
+    long holder;   /* the pid the lock file named when it was taken: a harness that died holding it */
     struct vpaths *install; /* the entry that installs this key (itself, or an earlier item's) */
     cdch_err err;  /* msg "" while nothing failed */
 } vpaths;
@@ -539,6 +540,9 @@ static int version_paths(const cdch_manifest *m, const cdch_manifest_version *v,
     return 0;
 }
 
+/* The version's lock file names its holder's pid while it is held (emptied
+ * before the lock is let go): one found there on taking the lock is a
+ * harness that died holding it (vp->holder). */
 static int lock_version(vpaths *vp, cdch_err *err)
 {
     vp->lockfd = open(vp->lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -546,12 +550,25 @@ static int lock_version(vpaths *vp, cdch_err *err)
         return cdch_err_set(err, "cannot open lock %s: %s", vp->lockp, strerror(errno));
     while (flock(vp->lockfd, LOCK_EX) != 0 && errno == EINTR) {
     }
+    char buf[32];
+    ssize_t k = pread(vp->lockfd, buf, sizeof buf - 1, 0);
+    buf[k > 0 ? k : 0] = '\0';
+    vp->holder = strtol(buf, NULL, 10);
+    if (vp->holder == (long)getpid())
+        vp->holder = 0;
+    int len = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+    if (ftruncate(vp->lockfd, 0) != 0 || pwrite(vp->lockfd, buf, (size_t)len, 0) != len) {
+        /* the name is for a harness that comes after a crash of this one: it can do without */
+    }
     return 0;
 }
 
 static void unlock_version(vpaths *vp)
 {
     if (vp->lockfd >= 0) {
+        if (ftruncate(vp->lockfd, 0) != 0) {
+            /* a name left behind only makes the next holder wait for a pid that runs on (bounded) */
+        }
         flock(vp->lockfd, LOCK_UN);
         close(vp->lockfd);
         vp->lockfd = -1;
@@ -630,9 +647,17 @@ void cdch_setup_ensure(const cdch_manifest *m, cdch_setup_item *items, size_t n,
             need[j] = t;
         }
     /* A harness killed while it set one of these up left its setup running (its lock went with it):
-     * kill what dead harnesses left before emptying the directories it may still write. */
-    if (nn > 0)
+     * kill what dead harnesses left before emptying the directories it may still write. The lock is
+     * let go as the dead harness's files close, a moment before the kernel has it end (a sweep
+     * spares a run directory whose owner runs): wait for that end first (bounded). */
+    if (nn > 0) {
+        for (size_t j = 0; j < nn; j++)
+            for (int k = 0; need[j]->holder > 0 && cdch_pid_running(need[j]->holder) && k < 500; k++) {
+                struct timespec ts = {0, 10 * 1000000L};
+                nanosleep(&ts, NULL);
+            }
         cdch_rundir_sweep(NULL);
+    }
     setup_ctx cx = {m, root, tmp_parent, timeout_s, log_to};
     if (m->setup_batch && npinned > 1 && m->nsetup > 0)
         install_batch(&cx, need, npinned);

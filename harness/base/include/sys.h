@@ -46,6 +46,10 @@ const char *cdch_proc_stat_fields(const char *line);
  * read or parsed. */
 double cdch_proc_stat_cpu_seconds(const char *path);
 
+/* Whether process pid still runs: false when it has no /proc entry or has
+ * ended (a zombie not reaped yet). */
+bool cdch_pid_running(long pid);
+
 /* Whether a process's environment (/proc/PID/environ: len bytes of
  * NUL-separated NAME=VALUE entries, the last one maybe unterminated) marks
  * it as one to kill. */
