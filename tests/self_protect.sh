@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The harness protects itself from its adapters (tests/consumers/_common/hostile.py): adapters that
 # flood stdout (noise, duplicate rows, a line that never ends; one-shot and session mode) or stderr,
-# write invalid UTF-8 and NUL bytes, leave a daemon behind (setsid, holding stdout), ignore SIGTERM
+# write invalid UTF-8 and NUL bytes, leave a daemon behind (setsid, holding stdout; or with stdio on
+# /dev/null and an empty environment, so that only its parentage names it), ignore SIGTERM
 # (with a child that does too), or close stdout and keep running. Each cell gets its exact verdict and
 # stop reason, the report stays valid JSON, stderr.log is capped, the harness's peak memory stays
 # bounded (the flood limit: 8 MiB + 4x the expected events), and no process outlives the run.
@@ -20,7 +21,7 @@ command -v /usr/bin/time >/dev/null || fail "/usr/bin/time is needed (Debian pac
 if pgrep -f "$mark" >/dev/null; then fail "processes marked $mark exist before the test: $(pgrep -af "$mark")"; fi
 
 args=()
-for c in flood-stdout flood-dup flood-line flood-stderr bad-bytes orphan ignore-term close-stdout session-flood; do
+for c in flood-stdout flood-dup flood-line flood-stderr bad-bytes orphan orphan-noenv ignore-term close-stdout session-flood; do
   args+=(--consumer "hostile-$c")
 done
 set +e
@@ -41,6 +42,7 @@ want = {
     "hostile-flood-stderr@1": ("pass", ("exited", "done"), None),  # done: the watermark row came first
     "hostile-bad-bytes@1": ("silent-skip", "exited", None),
     "hostile-orphan@1": ("pass", "exited", None),
+    "hostile-orphan-noenv@1": ("pass", "exited", None),
     "hostile-ignore-term@1": ("pass", "done", None),
     "hostile-close-stdout@1": ("pass", "done", None),
     "hostile-session-flood@1": ("duplicate", "output-flood", "flooded stdout"),

@@ -1,10 +1,13 @@
 /* test_proc.c — adapter processes (proc.c): stdout split into lines as it
  * arrives, whatever the reads cut it into; /proc/PID/stat read past a command
  * name that holds ") R (" (sys.c, activity.c, proc.c's CPU seconds); a child's private temporary
- * directory, its TMPDIR, removed with it. */
+ * directory, its TMPDIR, removed with it; a daemon that left the child's group and environment,
+ * adopted by the harness (subreaper) and killed by cdch_proc_reap_orphans. */
 #include "proc.h"
 #include "testutil.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +148,61 @@ START_TEST(private_tmp_removed_with_the_process)
 }
 END_TEST
 
+/* The parent pid of pid (/proc/PID/stat field 4), 0 when it has ended (a zombie too). */
+static long parent_of(long pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (cdch_read_small(path, line, sizeof line) <= 0)
+        return 0;
+    const char *f = cdch_proc_stat_fields(line);
+    char state;
+    long ppid;
+    if (!f || sscanf(f, "%c %ld", &state, &ppid) != 2 || state == 'Z' || state == 'X')
+        return 0;
+    return ppid;
+}
+
+/* A daemon as a careful one is made: a new session, stdio on /dev/null, an empty environment (no
+ * CDCH_PROC_TOKEN, no TMPDIR: nothing names its adapter). The adapter waits until it has written its
+ * pid, then exits. The daemon is then this process's child (it is the subreaper); reaping without
+ * killing leaves it running, cdch_proc_reap_orphans(true) kills and reaps it (no zombie left). */
+START_TEST(scrubbed_daemon_adopted_and_killed)
+{
+    char dir[] = "/tmp/cdch-test-proc-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char f[sizeof dir + 16], cmd[1024];
+    snprintf(f, sizeof f, "%s/pid", dir);
+    snprintf(cmd, sizeof cmd,
+             "setsid env -i /bin/sh -c 'echo $$ > %s.tmp && mv %s.tmp %s && exec sleep 60' "
+             "</dev/null >/dev/null 2>&1 & while [ ! -s %s ]; do sleep 0.02; done; exit 0",
+             f, f, f, f);
+    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    cdch_proc_opts o = {argv, NULL, NULL, NULL, false, NULL};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    for (int rounds = 0; rounds < 300 && cdch_proc_pump(p, 100, NULL, NULL); rounds++) {
+    }
+    ck_assert(cdch_proc_exited(p));
+    cdch_proc_free(p);
+    char buf[64];
+    ck_assert_int_gt(cdch_read_small(f, buf, sizeof buf), 0);
+    long daemon = strtol(buf, NULL, 10);
+    ck_assert_int_gt(daemon, 1);
+    ck_assert_msg(parent_of(daemon) == (long)getpid(), "the daemon %ld was adopted by %ld, not by the harness %ld",
+                  daemon, parent_of(daemon), (long)getpid());
+    ck_assert_uint_eq(cdch_proc_reap_orphans(false), 0);
+    ck_assert_msg(parent_of(daemon) == (long)getpid(), "reaping without killing killed the daemon");
+    ck_assert_uint_eq(cdch_proc_reap_orphans(true), 1);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld", daemon);
+    ck_assert_msg(access(path, F_OK) != 0, "the daemon %ld is still there (running or a zombie)", daemon);
+    unlink(f);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("proc");
@@ -154,6 +212,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stat_fields);
     tcase_add_test(tc, stat_of_a_tricky_comm);
     tcase_add_test(tc, private_tmp_removed_with_the_process);
+    tcase_add_test(tc, scrubbed_daemon_adopted_and_killed);
     suite_add_tcase(s, tc);
     return s;
 }

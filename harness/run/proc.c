@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +56,45 @@ struct cdch_proc {
 
 static unsigned long g_token_seq; /* per harness process; under g_token_lock */
 static pthread_mutex_t g_token_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The children cdch_proc_spawn made and has not reaped yet: every other child
+ * of this process is an orphan it adopted as subreaper (proc.h). Under
+ * g_kids_lock, which is held from the fork to the entry, so a scan of the
+ * children never sees a spawned child it does not know. */
+static pthread_mutex_t g_kids_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *g_kids;
+static size_t g_nkids, g_capkids;
+static pthread_once_t g_subreaper_once = PTHREAD_ONCE_INIT;
+
+static void become_subreaper(void) { (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+static void kids_add_locked(pid_t pid)
+{
+    if (g_nkids == g_capkids) {
+        g_capkids = g_capkids ? 2 * g_capkids : 64;
+        g_kids = cdch_xrealloc(g_kids, g_capkids * sizeof *g_kids);
+    }
+    g_kids[g_nkids++] = pid;
+}
+
+static void kids_remove(pid_t pid)
+{
+    pthread_mutex_lock(&g_kids_lock);
+    for (size_t i = 0; i < g_nkids; i++)
+        if (g_kids[i] == pid) {
+            g_kids[i] = g_kids[--g_nkids];
+            break;
+        }
+    pthread_mutex_unlock(&g_kids_lock);
+}
+
+static bool kids_has_locked(pid_t pid)
+{
+    for (size_t i = 0; i < g_nkids; i++)
+        if (g_kids[i] == pid)
+            return true;
+    return false;
+}
 
 static double now_ms(void)
 {
@@ -273,10 +314,15 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         return NULL;
     }
     int stdin_fd = o->stdin_pipe ? pp[PIPE_IN][0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pthread_once(&g_subreaper_once, become_subreaper);
+    pthread_mutex_lock(&g_kids_lock);
     pid_t pid = fork();
     if (pid == 0)
         exec_child(o, exe, envp, stdin_fd, pp);
     int fork_errno = errno;
+    if (pid > 0)
+        kids_add_locked(pid);
+    pthread_mutex_unlock(&g_kids_lock);
     free(envp);
     free(tmpdir);
     if (stdin_fd >= 0)
@@ -298,6 +344,7 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
+        kids_remove(pid);
         cdch_err_set(err, "cannot run '%s'%s%s: %s", exe, o->cwd ? " in " : "", o->cwd ? o->cwd : "", strerror(code));
     } else if (pid > 0) {
         p = cdch_xcalloc(1, sizeof *p);
@@ -475,6 +522,8 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
     do {
         r = wait4(p->pid, &st, 0, &ru);
     } while (r < 0 && errno == EINTR);
+    kids_remove(p->pid);
+    cdch_proc_reap_orphans(false); /* what the sweep killed, and orphans that ended on their own */
     p->exited = true;
     p->cpu_s = cdch_rusage_seconds(&ru);
     if (r == p->pid) {
@@ -666,4 +715,61 @@ void cdch_proc_free(cdch_proc *p)
         cdch_rm_tree(p->private_tmp); /* the child, its group and its descendants are gone (stop, reap) */
     free(p->private_tmp);
     free(p);
+}
+
+/* This process's children (every thread's) that cdch_proc_spawn did not make,
+ * into out (up to cap); under g_kids_lock. */
+static size_t orphans_locked(pid_t *out, size_t cap)
+{
+    size_t n = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n < cap) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        char path[128], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", de->d_name);
+        if (cdch_read_small(path, buf, sizeof buf) <= 0)
+            continue;
+        for (char *q = buf, *end; n < cap; q = end) {
+            long k = strtol(q, &end, 10);
+            if (end == q)
+                break;
+            if (k > 0 && !kids_has_locked((pid_t)k))
+                out[n++] = (pid_t)k;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+size_t cdch_proc_reap_orphans(bool kill_them)
+{
+    size_t done = 0;
+    /* killing an orphan makes its own children orphans of this process: a few rounds */
+    for (int round = 0; round < (kill_them ? 50 : 1); round++) {
+        pid_t o[256];
+        /* held throughout: no child is spawned meanwhile, and a listed orphan's pid cannot be reused
+         * (only this function reaps orphans), so the kill and the reap reach that orphan alone */
+        pthread_mutex_lock(&g_kids_lock);
+        size_t n = orphans_locked(o, sizeof o / sizeof *o);
+        for (size_t i = 0; i < n; i++) {
+            if (kill_them)
+                kill(o[i], SIGKILL);
+            siginfo_t si;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, (id_t)o[i], &si, WEXITED | WNOHANG) == 0 && si.si_pid == o[i])
+                done++;
+        }
+        pthread_mutex_unlock(&g_kids_lock);
+        if (n == 0)
+            break;
+        if (kill_them) {
+            struct timespec ts = {0, 20 * 1000000L}; /* the SIGKILLs land; the next round reaps them */
+            nanosleep(&ts, NULL);
+        }
+    }
+    return done;
 }

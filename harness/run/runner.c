@@ -217,6 +217,9 @@ void cdch_run_free(cdch_run *r)
     free(r->untaken);
     if (r->sessions.live)
         cdch_session_pool_free(&r->sessions);
+    /* every adapter and setup of the run has ended: a process still adopted by the harness
+     * (proc.h) is a daemon one of them left, even one that scrubbed its environment */
+    cdch_proc_reap_orphans(true);
     free(r->estimate);
     free(r->heavy);
     for (size_t i = 0; i < r->nstreams; i++) {

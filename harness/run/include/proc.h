@@ -12,6 +12,16 @@
  * every process still holding that entry (a descendant that left the group
  * with setsid and outlived it) is killed too.
  *
+ * A descendant that outlives its parent is adopted by the harness, not by
+ * init: the first spawn makes this process a child subreaper
+ * (PR_SET_CHILD_SUBREAPER). Such an orphan is a child of this process that
+ * cdch_proc_spawn did not make; cdch_proc_reap_orphans reaps those that
+ * ended (each stop and each exit of a child calls it) or kills them all:
+ * a daemon that also left the adapter's environment behind (a scrubbed
+ * environment, nothing names its adapter) is still found, by its parentage.
+ * A program that forks children of its own outside cdch_proc must not call
+ * cdch_proc_reap_orphans while they run.
+ *
  * Spawning is fork + execve with everything prepared before the fork (only
  * async-signal-safe calls in the child), so it is safe in a threaded
  * process. A program that cannot be executed is reported by
@@ -107,6 +117,12 @@ const char *cdch_proc_stderr_since(cdch_proc *p, uint64_t mark);
 /* Stops (grace 0) and reaps if running, removes the private_tmp tree;
  * accepts NULL. */
 void cdch_proc_free(cdch_proc *p);
+
+/* The orphans this process adopted (proc.h: its children that cdch_proc_spawn
+ * did not make): reaps those that ended; with kill_them, SIGKILLs every one
+ * (and the orphans that makes, in rounds) and reaps them. For the end of a
+ * run, once no adapter of it runs. Returns how many were reaped. */
+size_t cdch_proc_reap_orphans(bool kill_them);
 
 /* Interruption (SIGINT/SIGTERM of the harness): children live in their own
  * process groups, so a terminal's ^C does not reach them. A signal handler

@@ -11,6 +11,9 @@ correctly (tests/consumers/_common/broken.py's reference), then:
                    a NUL byte in a string, and a line of raw binary, then the rest
   orphan           leaves a daemon behind (double fork + setsid, holding
                    stdout), then exits 0
+  orphan-noenv     leaves a daemon behind as a well-behaved daemon does it
+                   (double fork + setsid, stdio on /dev/null) with an empty
+                   environment: nothing in it names the adapter or its TMPDIR
   ignore-term      ignores SIGTERM, as does a child it starts, and hangs
   close-stdout     closes stdout and keeps running, ignoring SIGTERM
   session B        session mode around behaviour B (one process, many cells)
@@ -84,6 +87,16 @@ def attack(behaviour):
             os.setsid()
             if os.fork() == 0:
                 os.execv(sys.executable, sleeper())  # keeps stdout and stderr open
+            os._exit(0)
+        os.wait()
+    elif behaviour == "orphan-noenv":
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                os.execve(sys.executable, sleeper(), {})
             os._exit(0)
         os.wait()
     elif behaviour == "ignore-term":
