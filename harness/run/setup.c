@@ -298,13 +298,6 @@ typedef struct vpaths {
     cdch_err err;  /* msg "" while nothing failed */
 } vpaths;
 
-/* Run the manifest's setup command (argv: setup..., then VERSION DIR for
- * each of the n installs: n > 1 only with setup_batch) in the family's
- * folder, its output logged to the first install's log; 0 when it exited 0
- * in time (timeout_s for each install). Its environment names the cache
- * root (CDCH_CACHE_ROOT: tools shared by setups, e.g. java-common/mvn.sh's
- * Maven) and, for one install, its folder (CDCH_CACHE) and version
- * (CDCH_VERSION). */
 /* What every setup run of one cdch_setup_ensure call shares. */
 typedef struct setup_ctx {
     const cdch_manifest *m;
@@ -314,6 +307,13 @@ typedef struct setup_ctx {
     FILE *log_to;           /* progress lines, or NULL */
 } setup_ctx;
 
+/* Run the manifest's setup command (argv: setup..., then VERSION DIR for
+ * each of the n installs: n > 1 only with setup_batch) in the family's
+ * folder, its output logged to the first install's log; 0 when it exited 0
+ * in time (timeout_s for each install). Its environment names the cache
+ * root (CDCH_CACHE_ROOT: tools shared by setups, e.g. java-common/mvn.sh's
+ * Maven) and, for one install, its folder (CDCH_CACHE) and version
+ * (CDCH_VERSION). */
 static int run_setup(const setup_ctx *cx, vpaths *const *vp, size_t n, cdch_err *err)
 {
     const cdch_manifest *m = cx->m;

@@ -41,7 +41,11 @@
  * the dead harness's and went with it; so before a harness installs into a
  * directory whose lock it just took, it sweeps the dead run directories
  * too: a setup orphaned a moment ago is killed before its directory is
- * emptied and set up again.
+ * emptied and set up again. The lock file names its holder's pid while it
+ * is held (emptied before the lock is let go), and a harness that finds a
+ * name there on taking the lock waits, at most 5 s, for that process to
+ * end before it sweeps: the lock goes as a dead harness's files close, a
+ * moment before the sweep can see it has ended.
  */
 #ifndef CDCH_SETUP_H
 #define CDCH_SETUP_H
