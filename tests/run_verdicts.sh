@@ -18,6 +18,8 @@ trap 'rm -rf "$work"' EXIT
 export CDCH_CACHE=$work/cache
 export CDCH_TESTS=$src/tests   # verdict_expect.py, shared by the checks below
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# cons_manifest FAM: a test family in $work/cons, its manifest.yaml read from stdin
+cons_manifest() { mkdir -p "$work/cons/$1" && cat >"$work/cons/$1/manifest.yaml"; }
 
 run() { "$bin" run --consumers-dir "$src/tests/consumers" --consumers-dir "$src/consumers" --quiet "$@"; }
 
@@ -470,8 +472,7 @@ set -e
 # every non-pass expectation of a manifest names its cause: a known_issues id, or `unexplained`
 for c in "nocause:silent-skip" "badcause:silent-skip no-such-issue" "bycause:pass" "unexpl:silent-skip unexplained"; do
   fam=${c%%:*}
-  mkdir -p "$work/cons/$fam"
-  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+  cons_manifest "$fam" <<EOF
 family: $fam
 source: files
 versions:
@@ -504,8 +505,7 @@ for c in "racy:parse-failure|silent-skip planted-fault" "racyrev:silent-skip|par
          "racymiss:parse-failure|mismatch planted-fault" "racynocause:parse-failure|silent-skip" \
          "racysame:silent-skip|silent-skip planted-fault"; do
   fam=${c%%:*}
-  mkdir -p "$work/cons/$fam"
-  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+  cons_manifest "$fam" <<EOF
 family: $fam
 source: files
 versions:
@@ -546,8 +546,7 @@ done
 echo "$out" | grep -q "VERDICT|VERDICT" || fail "racysame: the error says the form: $out"
 
 # a setup that fails is a harness-error, never the consumer's verdict
-mkdir -p "$work/cons/bad-setup"
-cat >"$work/cons/bad-setup/manifest.yaml" <<'EOF'
+cons_manifest "bad-setup" <<'EOF'
 family: bad-setup
 source: files
 versions: ["1"]
@@ -577,8 +576,7 @@ for c in "not-found:cat $work/ready.jsonl; exec $work/no-such-consumer" \
          "not-exec:cat $work/ready.jsonl; exec $work/not-exec" \
          "said-then-127:cat $work/said.jsonl; exit 127"; do
   fam=${c%%:*}
-  mkdir -p "$work/cons/$fam"
-  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+  cons_manifest "$fam" <<EOF
 family: $fam
 source: files
 versions: ["1"]
@@ -609,8 +607,7 @@ PY
 # variant_setup: shared -- every "V+variant" runs on the one install of "V"; without it (own, the
 # default) every version string is its own install
 for fam in shared-var own-var; do
-  mkdir -p "$work/cons/$fam"
-  cat >"$work/cons/$fam/manifest.yaml" <<EOF
+  cons_manifest "$fam" <<EOF
 family: $fam
 source: files
 versions: ["2", "2+x", "2+y"]
