@@ -33,10 +33,15 @@ cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"
 trap cleanup EXIT
 
 echo "== 1. record the capture from the fake primary" >&2
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve "$src/scenarios/bulk-json-staging.yaml" --mode uncompressed --port "$port" >"$work/serve.log" 2>&1 &
+"$bin" serve "$src/scenarios/bulk-json-staging.yaml" --mode uncompressed --port 0 >"$work/serve.log" 2>&1 &
 serve_pid=$!
-for _ in $(seq 100); do grep -q "listening" "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/serve.log" 2>/dev/null)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { echo "deployment-example.sh: cdcharness serve did not start:" >&2; cat "$work/serve.log" >&2; exit 1; }
 rm -rf "$ex/cap"
 CDCH_PASSWORD=cdch "$bin" record --port "$port" --user cdch --start binlog.000001:4 --until-end --out "$ex/cap"
 kill "$serve_pid"

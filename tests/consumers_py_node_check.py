@@ -204,9 +204,11 @@ CDCH_VERSION and CDCH_BIN into the adapter's own environment. A SPEC is one cell
   good:PORT:EXPECTED:PREDICTION  a fake primary on PORT; the rows must meet PREDICTION
                                  against EXPECTED (as the one-run check); then "stop" must be
                                  answered with "stopped" within 10 s
-  dies:PORT                      nothing listens on PORT: the consumer must end by itself
-                                 ("ended") with the exit status and error lines of a one-shot
-                                 run of CMD with the same settings
+  dies                           a port this driver holds bound and never listens on (a
+                                 connection is refused, and no other process can take the
+                                 port meanwhile): the consumer must end by itself ("ended")
+                                 with the exit status and error lines of a one-shot run of
+                                 CMD with the same settings
   hangs                          a port that accepts and never answers: no rows, no "ended";
                                  "stop" after 2 s must be answered within 6 s
 Then stdin is closed: the adapter must exit 0 within 5 s. Lines between cells (after a cell's
@@ -377,7 +379,16 @@ class Session:
         self.result(ok, "%s: %s, stopped in %.2f s" % (name, out[-1] if ok else pred, took),
                     " / ".join(x.strip() for x in out if not x.startswith("  known:")))
 
-    def dies(self, name, port):
+    def dies(self, name):
+        import socket
+        # The port stays bound (never listening) until both runs are over: a port picked free and
+        # let go could be taken by another test's server before the one-shot run, which then
+        # connects to it ("The server closed the connection") while the session cell is refused.
+        with socket.socket() as held:
+            held.bind(("127.0.0.1", 0))
+            self.dies_on(name, held.getsockname()[1])
+
+    def dies_on(self, name, port):
         env = dict(os.environ, CDCH_PORT=str(port), CDCH_SERVER_ID="2999")
         env.pop("CDCH_SESSION", None)
         one = Adapter(self.opts.cmd, self.opts.cwd, env, self.opts.log, False)
@@ -448,8 +459,8 @@ def session_main(argv):
             try:
                 if f[0] == "good" and len(f) == 4:
                     s.good(name, int(f[1]), f[2], f[3])
-                elif f[0] == "dies" and len(f) == 2:
-                    s.dies(name, int(f[1]))
+                elif f[0] == "dies" and len(f) == 1:
+                    s.dies(name)
                 elif f[0] == "hangs" and len(f) == 1:
                     s.hangs(name)
                 else:

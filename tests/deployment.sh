@@ -28,10 +28,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
 echo "== the capture: crud-basic served and recorded"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve "$src/scenarios/crud-basic.yaml" --mode uncompressed --port "$port" >"$work/serve.log" 2>&1 &
+"$bin" serve "$src/scenarios/crud-basic.yaml" --mode uncompressed --port 0 >"$work/serve.log" 2>&1 &
 serve_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.1; done
+port=
+for _ in $(seq 100); do
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/serve.log" 2>/dev/null)
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || fail "cdcharness serve did not start: $(tail -3 "$work/serve.log")"
 mkdir -p "$work/dep"
 CDCH_PASSWORD=cdch "$bin" record --port "$port" --user cdch --start binlog.000001:4 --until-end --quiet \
     --out "$work/dep/nightly" 2>"$work/record.err" || fail "record: $(cat "$work/record.err")"
