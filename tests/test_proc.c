@@ -2,7 +2,9 @@
  * arrives, whatever the reads cut it into; /proc/PID/stat read past a command
  * name that holds ") R (" (sys.c, activity.c, proc.c's CPU seconds); a child's private temporary
  * directory, its TMPDIR, removed with it; a daemon that left the child's group and environment,
- * adopted by the harness (subreaper) and killed by cdch_proc_reap_orphans. */
+ * adopted by the harness (subreaper) and killed by cdch_proc_reap_orphans; a process tree looked
+ * at through the /proc files activity.c keeps open: a descendant born after a look, the clocks, no
+ * descriptor left. */
 #include "proc.h"
 #include "testutil.h"
 
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include "activity.h"
@@ -107,7 +110,7 @@ START_TEST(stat_of_a_tricky_comm)
     ck_assert_msg(strstr(line, "(x) R (y)") != NULL, "%s", line);
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(f[0], 'S');
-    ck_assert(!cdch_activity_busy(cdch_proc_pid(p)));
+    ck_assert(!cdch_activity_busy(cdch_proc_activity(p)));
     double cpu = cdch_proc_cpu_seconds(p);
     ck_assert(cpu >= 0 && cpu < 1);
     cdch_proc_free(p); /* kills and reaps it */
@@ -203,6 +206,117 @@ START_TEST(scrubbed_daemon_adopted_and_killed)
 }
 END_TEST
 
+/* Descriptors this process has open. */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL;)
+        n += de->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the directory's own */
+}
+
+static bool busy_within(cdch_activity *a, double s, bool want)
+{
+    for (int i = 0; i < (int)(s * 100); i++) {
+        if (cdch_activity_busy(a) == want)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+/* activity.c keeps a tree's /proc files open between looks. A shell that waits (sleep) is quiet at
+ * every look; then it starts a new process that spins: a look must see that descendant, born after
+ * the files were opened, as busy (the threads known are all asleep). Its CPU shows in the clocks.
+ * Once it is killed the tree is quiet again; the files are closed with the tree, and none is left
+ * once the process was reaped. */
+START_TEST(activity_sees_a_descendant_born_after_a_look)
+{
+    int fds0 = open_fds();
+    char *argv[] = {"/bin/sh", "-c", "sleep 1.5; /bin/sh -c 'while :; do :; done' & wait", NULL};
+    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_activity *a = cdch_proc_activity(p);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_msg(busy_within(a, 1.0, false), "the shell waiting for sleep is never quiet");
+    double cpu0, w0;
+    cdch_activity_clocks(a, &cpu0, &w0);
+    ck_assert(cpu0 >= 0 && w0 >= 0);
+    ck_assert_msg(open_fds() > fds0, "no /proc file kept open between looks");
+    ck_assert_msg(busy_within(a, 10.0, true), "the spinning grandchild, started after the first looks, is not seen");
+    usleep(300000);
+    double cpu1, w1;
+    cdch_activity_clocks(a, &cpu1, &w1);
+    ck_assert_msg(cpu1 > cpu0, "the spinner's CPU is not in the tree's clock (%.2f, then %.2f)", cpu0, cpu1);
+    /* the spinner (a child of the shell): killed, the shell's wait returns and it exits */
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "pkill -KILL -P %d -f 'while :'", (int)cdch_proc_pid(p));
+    ck_assert_int_eq(system(cmd), 0);
+    for (int i = 0; i < 500 && cdch_proc_pump(p, 20, NULL, NULL); i++)
+        ;
+    ck_assert(cdch_proc_exited(p));
+    ck_assert_msg(cdch_proc_activity(p) == NULL, "a reaped process still has a tree to look at");
+    ck_assert(!cdch_activity_busy(NULL));
+    cdch_proc_free(p);
+    ck_assert_int_eq(open_fds(), fds0);
+}
+END_TEST
+
+/* A thread that ends: its kept descriptor fails and is closed (not read as another's); the tree
+ * of a process with many threads keeps one set of files per thread, not more at each look. */
+START_TEST(activity_files_follow_threads)
+{
+    int fds0 = open_fds();
+    /* 20 threads that end one after another, every 0.1 s, then the process sleeps */
+    char *argv[] = {"/usr/bin/python3", "-c",
+                    "import threading, time\n"
+                    "ts = [threading.Thread(target=time.sleep, args=(0.2 + i / 10,)) for i in range(20)]\n"
+                    "[t.start() for t in ts]\n"
+                    "print('up', flush=True)\n"
+                    "[t.join() for t in ts]\n"
+                    "print('down', flush=True)\n"
+                    "time.sleep(30)\n",
+                    NULL};
+    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_activity *a = cdch_proc_activity(p);
+    got g = {0, {0}, NULL, true};
+    for (int i = 0; i < 500 && g.n < 1; i++)
+        cdch_proc_pump(p, 20, on_line, &g);
+    ck_assert_uint_eq(g.n, 1);
+    double cpu, w;
+    cdch_activity_clocks(a, &cpu, &w);
+    /* schedstat and children of each thread, the process's stat and its task directory */
+    ck_assert_msg(open_fds() - fds0 >= 2 * 21 + 2, "%d files kept for 21 threads", open_fds() - fds0);
+    cdch_activity_busy(a);
+    int up = open_fds();
+    for (int i = 0; i < 3; i++) { /* looks again: no new file for a thread already known */
+        cdch_activity_clocks(a, &cpu, &w);
+        ck_assert_int_le(open_fds(), up);
+    }
+    for (int i = 0; i < 1000 && g.n < 2; i++) {
+        cdch_proc_pump(p, 20, on_line, &g);
+        cdch_activity_clocks(a, &cpu, &w);
+        cdch_activity_busy(a);
+    }
+    ck_assert_uint_eq(g.n, 2);
+    cdch_activity_clocks(a, &cpu, &w);
+    ck_assert(cpu >= 0 && w >= 0);
+    int down = open_fds();
+    ck_assert_msg(down - fds0 <= 3 + 3 * 2 + 1, "%d files kept once 20 of 21 threads ended", down - fds0);
+    free(g.first);
+    cdch_proc_free(p);
+    ck_assert_int_eq(open_fds(), fds0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("proc");
@@ -213,6 +327,8 @@ static Suite *suite(void)
     tcase_add_test(tc, stat_of_a_tricky_comm);
     tcase_add_test(tc, private_tmp_removed_with_the_process);
     tcase_add_test(tc, scrubbed_daemon_adopted_and_killed);
+    tcase_add_test(tc, activity_sees_a_descendant_born_after_a_look);
+    tcase_add_test(tc, activity_files_follow_threads);
     suite_add_tcase(s, tc);
     return s;
 }

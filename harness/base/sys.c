@@ -102,19 +102,27 @@ const char *cdch_proc_stat_fields(const char *line)
     return rp && rp[1] == ' ' && rp[2] ? rp + 2 : NULL;
 }
 
-double cdch_proc_stat_cpu_seconds(const char *path)
+double cdch_proc_stat_line_cpu_ticks(const char *line)
 {
     /* utime stime cutime cstime are fields 14-17, after "(comm)" */
-    char buf[1024];
-    if (cdch_read_small(path, buf, sizeof buf) <= 0)
-        return -1;
-    const char *q = cdch_proc_stat_fields(buf);
+    const char *q = cdch_proc_stat_fields(line);
     unsigned long long v[4];
     if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
                      &v[3]) != 4)
         return -1;
+    return (double)(v[0] + v[1] + v[2] + v[3]);
+}
+
+double cdch_proc_stat_cpu_seconds(const char *path)
+{
+    char buf[1024];
+    if (cdch_read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    double ticks = cdch_proc_stat_line_cpu_ticks(buf);
+    if (ticks < 0)
+        return -1;
     long hz = sysconf(_SC_CLK_TCK);
-    return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
+    return ticks / (double)(hz > 0 ? hz : 100);
 }
 
 bool cdch_pid_running(long pid)

@@ -2,161 +2,448 @@
 #include "activity.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "sys.h"
 
 #define MAX_PROCS 256 /* processes looked at in one adapter's tree */
 
-/* The state letter of /proc/.../stat, '?' when unreadable. */
-static char stat_state(const char *path)
+/* ---- the descriptors kept open, across every tree ---------------------------------------------- */
+
+static atomic_long g_fds_left;
+static pthread_once_t g_fds_once = PTHREAD_ONCE_INIT;
+
+static void fds_init(void)
 {
-    char buf[512];
-    if (cdch_read_small(path, buf, sizeof buf) <= 0)
-        return '?';
-    const char *f = cdch_proc_stat_fields(buf);
-    return f ? f[0] : '?';
+    struct rlimit rl;
+    long budget = 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        budget = (long)(rl.rlim_cur / 4);
+    else if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        budget = 16384;
+    atomic_store(&g_fds_left, budget);
 }
 
-/* pid's children (every thread's), appended to kids. */
-static void proc_children(pid_t pid, pid_t *kids, size_t *nk)
+static bool fd_take(void)
 {
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(dir);
-    if (!d)
+    pthread_once(&g_fds_once, fds_init);
+    long v = atomic_load(&g_fds_left);
+    while (v > 0)
+        if (atomic_compare_exchange_weak(&g_fds_left, &v, v - 1))
+            return true;
+    return false;
+}
+
+static void fd_give(void) { atomic_fetch_add(&g_fds_left, 1); }
+
+/* A /proc file read again and again: *fd kept open (-1: not open yet, or over the budget: then it
+ * is opened for this read alone). The file's text (NUL-terminated) and its length; -1 when it
+ * cannot be read: the task ended (a kept descriptor then is closed). An empty file reads as 0. */
+static long read_kept(int *fd, const char *path, char *buf, size_t n)
+{
+    if (*fd < 0 && fd_take()) {
+        *fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (*fd < 0) {
+            fd_give();
+            return -1;
+        }
+    }
+    if (*fd < 0)
+        return cdch_read_small(path, buf, n);
+    ssize_t r;
+    do
+        r = pread(*fd, buf, n - 1, 0);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) {
+        close(*fd);
+        fd_give();
+        *fd = -1;
+        return -1;
+    }
+    buf[r] = '\0'; /* empty: a thread without children (an ended one's stat fails: ESRCH) */
+    return (long)r;
+}
+
+static void close_kept(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        fd_give();
+        *fd = -1;
+    }
+}
+
+/* ---- a tree's processes and their threads ----------------------------------------------------- */
+
+enum { F_STAT, F_SCHED, F_CHILDREN, NFILES };
+static const char *const k_file[NFILES] = {"stat", "schedstat", "children"};
+
+typedef struct thread {
+    pid_t tid;
+    int fd[NFILES];
+} thread;
+
+typedef struct proc {
+    pid_t pid;
+    DIR *task;    /* /proc/PID/task, kept open (NULL: opened for each walk) */
+    bool task_kept;
+    int fd_stat;  /* /proc/PID/stat (CPU seconds, its waited-for children's included) */
+    thread *th;   /* in the order of the task directory */
+    size_t nth, cap;
+    thread *next; /* the walk's new list (swapped in when the walk read the whole directory) */
+    size_t nnext, capnext;
+    bool seen;    /* found in the tree by the current walk */
+} proc;
+
+struct cdch_activity {
+    pid_t root;
+    proc *procs;
+    size_t n, cap;
+};
+
+cdch_activity *cdch_activity_new(pid_t pid)
+{
+    cdch_activity *a = calloc(1, sizeof *a);
+    if (a)
+        a->root = pid;
+    return a;
+}
+
+static void thread_close(thread *t)
+{
+    for (int k = 0; k < NFILES; k++)
+        close_kept(&t->fd[k]);
+}
+
+static void proc_close(proc *p)
+{
+    for (size_t i = 0; i < p->nth; i++)
+        thread_close(&p->th[i]);
+    if (p->task) {
+        closedir(p->task);
+        if (p->task_kept)
+            fd_give();
+    }
+    close_kept(&p->fd_stat);
+    free(p->th);
+    free(p->next);
+}
+
+void cdch_activity_free(cdch_activity *a)
+{
+    if (!a)
         return;
+    for (size_t i = 0; i < a->n; i++)
+        proc_close(&a->procs[i]);
+    free(a->procs);
+    free(a);
+}
+
+/* The tree's entry for pid (made when new); NULL when out of memory. */
+static proc *proc_get(cdch_activity *a, pid_t pid)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->procs[i].pid == pid)
+            return &a->procs[i];
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 4;
+        proc *np = realloc(a->procs, cap * sizeof *np);
+        if (!np)
+            return NULL;
+        a->procs = np;
+        a->cap = cap;
+    }
+    proc *p = &a->procs[a->n++];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->fd_stat = -1;
+    return p;
+}
+
+/* After a walk that saw the whole tree: processes no longer in it are closed. */
+static void procs_prune(cdch_activity *a)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->procs[i].seen)
+            a->procs[k++] = a->procs[i];
+        else
+            proc_close(&a->procs[i]);
+    }
+    a->n = k;
+}
+
+/* The task directory, rewound (kept open within the budget); NULL when the process is gone. */
+static DIR *task_dir(proc *p)
+{
+    if (p->task) {
+        rewinddir(p->task);
+        return p->task;
+    }
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)p->pid);
+    p->task = opendir(dir);
+    p->task_kept = p->task && fd_take();
+    return p->task;
+}
+
+static void task_done(proc *p)
+{
+    if (p->task && !p->task_kept) {
+        closedir(p->task);
+        p->task = NULL;
+    }
+}
+
+/* The thread tid in the walk's new list, its files taken over from the old list (they are in the
+ * same order, so the search starts where the last one ended: *cur). NULL when out of memory. */
+static thread *thread_next(proc *p, pid_t tid, size_t *cur)
+{
+    if (p->nnext == p->capnext) {
+        size_t cap = p->capnext ? 2 * p->capnext : 16;
+        thread *nt = realloc(p->next, cap * sizeof *nt);
+        if (!nt)
+            return NULL;
+        p->next = nt;
+        p->capnext = cap;
+    }
+    thread *t = &p->next[p->nnext++];
+    for (size_t i = 0; i < p->nth; i++) {
+        size_t j = (*cur + i) % p->nth;
+        if (p->th[j].tid == tid) {
+            *t = p->th[j];
+            p->th[j].tid = 0; /* moved */
+            *cur = j + 1;
+            return t;
+        }
+    }
+    t->tid = tid;
+    for (int k = 0; k < NFILES; k++)
+        t->fd[k] = -1;
+    return t;
+}
+
+/* The walk read the whole directory: the new list replaces the old, whose threads that ended are
+ * closed. An interrupted walk (a busy thread found, out of memory) puts what it took back instead:
+ * the threads it moved into their old places, new ones at the end. */
+static void threads_swap(proc *p, bool whole)
+{
+    if (!whole) {
+        size_t k = 0;
+        for (size_t j = 0; j < p->nnext; j++) {
+            while (k < p->nth && p->th[k].tid != 0)
+                k++;
+            if (k < p->nth) {
+                p->th[k] = p->next[j];
+                continue;
+            }
+            if (p->nth == p->cap) {
+                size_t cap = p->cap ? 2 * p->cap : 16;
+                thread *nt = realloc(p->th, cap * sizeof *nt);
+                if (!nt) {
+                    thread_close(&p->next[j]);
+                    continue;
+                }
+                p->th = nt;
+                p->cap = cap;
+            }
+            p->th[p->nth++] = p->next[j];
+            k = p->nth;
+        }
+        p->nnext = 0;
+        return;
+    }
+    for (size_t i = 0; i < p->nth; i++)
+        if (p->th[i].tid != 0)
+            thread_close(&p->th[i]);
+    thread *t = p->th;
+    size_t c = p->cap;
+    p->th = p->next;
+    p->nth = p->nnext;
+    p->cap = p->capnext;
+    p->next = t;
+    p->capnext = c;
+    p->nnext = 0;
+}
+
+static long thread_read(const proc *p, thread *t, int k, char *buf, size_t n)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)p->pid, (int)t->tid, k_file[k]);
+    return read_kept(&t->fd[k], path, buf, n);
+}
+
+static bool state_busy(const char *stat_line)
+{
+    const char *f = cdch_proc_stat_fields(stat_line);
+    return f && (f[0] == 'R' || f[0] == 'D');
+}
+
+/* A thread's children appended to kids. */
+static void children_add(const char *buf, pid_t *kids, size_t *nk)
+{
+    for (const char *q = buf; *nk < MAX_PROCS;) {
+        char *end;
+        long k = strtol(q, &end, 10);
+        if (end == q)
+            break;
+        kids[(*nk)++] = (pid_t)k;
+        q = end;
+    }
+}
+
+enum { W_STATE = 1, W_SCHED = 2 };
+
+/* One walk of p's threads as they are now: with W_STATE, stops at the first busy one (returns 1);
+ * with W_SCHED, adds their run-queue delay to *waited. Always appends the children of every thread
+ * read to kids. 0 when done, -1 when the process is gone. */
+static int proc_walk(proc *p, int what, double *waited, pid_t *kids, size_t *nk)
+{
+    DIR *d = task_dir(p);
+    if (!d)
+        return -1;
+    size_t cur = 0;
+    int ret = 0;
     struct dirent *de;
+    errno = 0;
     while ((de = readdir(d)) != NULL) {
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
-        char path[128], buf[1024];
-        snprintf(path, sizeof path, "%s/%s/children", dir, de->d_name);
-        if (cdch_read_small(path, buf, sizeof buf) > 0) {
-            for (char *p = buf, *end; *nk < MAX_PROCS; p = end) {
-                long k = strtol(p, &end, 10);
-                if (end == p)
-                    break;
-                kids[(*nk)++] = (pid_t)k;
-            }
+        thread *t = thread_next(p, (pid_t)atoi(de->d_name), &cur);
+        if (!t)
+            break;
+        char buf[1024];
+        if ((what & W_STATE) && thread_read(p, t, F_STAT, buf, sizeof buf) > 0 && state_busy(buf)) {
+            ret = 1; /* the answer: the other threads and the descendants need not be read */
+            break;
+        }
+        unsigned long long run_ns, wait_ns;
+        if ((what & W_SCHED) && thread_read(p, t, F_SCHED, buf, sizeof buf) > 0 &&
+            sscanf(buf, "%llu %llu", &run_ns, &wait_ns) == 2)
+            *waited += (double)wait_ns / 1e9;
+        if (thread_read(p, t, F_CHILDREN, buf, sizeof buf) > 0)
+            children_add(buf, kids, nk);
+    }
+    threads_swap(p, de == NULL && ret == 0);
+    task_done(p);
+    return ret;
+}
+
+/* The threads known from the last walk (none new): is one of them busy? */
+static bool known_busy(cdch_activity *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        proc *p = &a->procs[i];
+        for (size_t j = 0; j < p->nth; j++) {
+            char buf[1024];
+            if (p->th[j].fd[F_STAT] >= 0 && thread_read(p, &p->th[j], F_STAT, buf, sizeof buf) > 0 &&
+                state_busy(buf))
+                return true;
         }
     }
-    closedir(d);
+    return false;
 }
 
-/* Whether a thread of pid is busy; else appends pid's children to kids. */
-static bool proc_busy(pid_t pid, pid_t *kids, size_t *nk)
+bool cdch_activity_busy(cdch_activity *a)
 {
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(dir);
-    if (!d)
+    if (!a)
         return false;
-    bool busy = false;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL && !busy) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        char path[128];
-        snprintf(path, sizeof path, "%s/%s/stat", dir, de->d_name);
-        char st = stat_state(path);
-        busy = st == 'R' || st == 'D'; /* the answer: the other threads and the descendants need not be read */
-    }
-    closedir(d);
-    if (!busy)
-        proc_children(pid, kids, nk);
-    return busy;
-}
-
-bool cdch_activity_busy(pid_t pid)
-{
+    if (known_busy(a)) /* busy is the safe answer: it only delays a decision */
+        return true;
     pid_t procs[MAX_PROCS];
     size_t n = 0;
-    procs[n++] = pid;
-    bool busy = false;
-    for (size_t i = 0; i < n && !busy; i++)
-        busy = proc_busy(procs[i], procs, &n);
-    return busy;
-}
-
-double cdch_activity_cpu_seconds(pid_t pid)
-{
-    pid_t procs[MAX_PROCS];
-    size_t n = 0;
-    procs[n++] = pid;
-    double sum = 0;
+    procs[n++] = a->root;
+    for (size_t i = 0; i < a->n; i++)
+        a->procs[i].seen = false;
     for (size_t i = 0; i < n; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)procs[i]);
-        double cpu = cdch_proc_stat_cpu_seconds(path);
-        if (cpu < 0) {
-            if (i == 0)
-                return -1;
+        proc *p = proc_get(a, procs[i]);
+        if (!p)
+            return true; /* out of memory: not a reason to say quiet */
+        p->seen = true;
+        if (proc_walk(p, W_STATE, NULL, procs, &n) == 1)
+            return true; /* an interrupted walk: the processes not reached stay as they were */
+    }
+    procs_prune(a);
+    return false;
+}
+
+void cdch_activity_clocks(cdch_activity *a, double *cpu, double *waited)
+{
+    *cpu = *waited = -1;
+    if (!a)
+        return;
+    pid_t procs[MAX_PROCS];
+    size_t n = 0;
+    procs[n++] = a->root;
+    for (size_t i = 0; i < a->n; i++)
+        a->procs[i].seen = false;
+    double csum = 0, wsum = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    for (size_t i = 0; i < n; i++) {
+        proc *p = proc_get(a, procs[i]);
+        if (!p)
+            return;
+        p->seen = true;
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
+        double c = read_kept(&p->fd_stat, path, buf, sizeof buf) > 0 ? cdch_proc_stat_line_cpu_ticks(buf) : -1;
+        if (c < 0 || proc_walk(p, W_SCHED, &wsum, procs, &n) < 0) {
+            if (i == 0) {
+                procs_prune(a);
+                return; /* the process is gone */
+            }
             continue; /* a descendant that just ended: its CPU is its parent's cutime once waited for */
         }
-        sum += cpu;
-        proc_children(procs[i], procs, &n);
+        csum += c;
     }
-    return sum;
+    procs_prune(a);
+    *cpu = csum / (double)(hz > 0 ? hz : 100);
+    *waited = wsum;
 }
 
-/* The run-queue wait (schedstat's second field, ns) of every thread of pid
- * added to *sum; pid's children appended to kids. */
-static bool proc_waited(pid_t pid, double *sum, pid_t *kids, size_t *nk)
-{
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        char path[128], buf[128];
-        snprintf(path, sizeof path, "%s/%s/schedstat", dir, de->d_name);
-        unsigned long long run_ns, wait_ns;
-        if (cdch_read_small(path, buf, sizeof buf) > 0 && sscanf(buf, "%llu %llu", &run_ns, &wait_ns) == 2)
-            *sum += (double)wait_ns / 1e9;
-    }
-    closedir(d);
-    proc_children(pid, kids, nk);
-    return true;
-}
-
-double cdch_activity_waited_seconds(pid_t pid)
-{
-    pid_t procs[MAX_PROCS];
-    size_t n = 0;
-    procs[n++] = pid;
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!proc_waited(procs[i], &sum, procs, &n) && i == 0)
-            return -1;
-    return sum;
-}
-
-void cdch_own_clock_start(cdch_own_clock *c, pid_t pid, double now)
+void cdch_own_clock_start(cdch_own_clock *c, double waited, double now)
 {
     c->t = now;
-    c->waited = cdch_activity_waited_seconds(pid);
+    c->waited = waited;
     c->own = 0;
 }
 
-double cdch_own_clock_read(cdch_own_clock *c, pid_t pid, double now)
+double cdch_own_clock_read(cdch_own_clock *c, double waited, double now)
 {
-    double w = cdch_activity_waited_seconds(pid);
     /* a thread that ended takes its delay with it: the sum may go down, never counted as time */
-    double lost = w >= 0 && c->waited >= 0 && w > c->waited ? w - c->waited : 0;
+    double lost = waited >= 0 && c->waited >= 0 && waited > c->waited ? waited - c->waited : 0;
     if (now - c->t > lost)
         c->own += now - c->t - lost;
-    if (w >= 0)
-        c->waited = w;
+    if (waited >= 0)
+        c->waited = waited;
     c->t = now;
     return c->own;
+}
+
+void cdch_activity_own_start(cdch_activity *a, cdch_own_clock *c, double now, double *cpu)
+{
+    double cp, w;
+    cdch_activity_clocks(a, &cp, &w);
+    cdch_own_clock_start(c, w, now);
+    if (cpu)
+        *cpu = cp;
+}
+
+double cdch_activity_own_read(cdch_activity *a, cdch_own_clock *c, double now, double *cpu)
+{
+    double cp, w;
+    cdch_activity_clocks(a, &cp, &w);
+    if (cpu)
+        *cpu = cp;
+    return cdch_own_clock_read(c, w, now);
 }
 
 /* One /proc/net/tcp{,6} file: add the queues of port's connections to *sum;

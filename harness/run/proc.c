@@ -52,6 +52,7 @@ struct cdch_proc {
     bool stop_forced;   /* cdch_proc_stop: it outlived the grace (SIGKILL) */
     double stop_own_s;  /* cdch_proc_stop: its own seconds from SIGTERM to its exit or the SIGKILL */
     char *private_tmp;  /* owned: opts.private_tmp, removed by cdch_proc_free */
+    cdch_activity *act; /* owned: its tree's /proc files (activity.h), made at the first look, closed once reaped */
 };
 
 static unsigned long g_token_seq; /* per harness process; under g_token_lock */
@@ -525,6 +526,8 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
     kids_remove(p->pid);
     cdch_proc_reap_orphans(false); /* what the sweep killed, and orphans that ended on their own */
     p->exited = true;
+    cdch_activity_free(p->act); /* its pid may be another process's from now on */
+    p->act = NULL;
     p->cpu_s = cdch_rusage_seconds(&ru);
     if (r == p->pid) {
         if (WIFEXITED(st)) {
@@ -566,11 +569,11 @@ void cdch_proc_stop(cdch_proc *p, int grace_ms, cdch_proc_line_fn fn, void *ud)
     double t0 = now_ms(), own = 0;
     double cap = grace_ms * 10.0 < 60000 ? grace_ms * 10.0 : 60000;
     cdch_own_clock clk;
-    cdch_own_clock_start(&clk, p->pid, t0 / 1e3);
+    cdch_activity_own_start(cdch_proc_activity(p), &clk, t0 / 1e3, NULL);
     bool gone;
     while (!(gone = leader_gone(p)) && own < grace_ms && now_ms() - t0 < cap) {
         poll_once(p, 50, fn, ud);
-        own = cdch_own_clock_read(&clk, p->pid, now_ms() / 1e3) * 1e3;
+        own = cdch_activity_own_read(cdch_proc_activity(p), &clk, now_ms() / 1e3, NULL) * 1e3;
     }
     p->stop_forced = !gone && !leader_gone(p);
     p->stop_own_s = own / 1e3;
@@ -587,6 +590,13 @@ bool cdch_proc_stop_forced(const cdch_proc *p, double *own_seconds)
 bool cdch_proc_exited(const cdch_proc *p) { return p->exited; }
 
 pid_t cdch_proc_pid(const cdch_proc *p) { return p->pid; }
+
+cdch_activity *cdch_proc_activity(cdch_proc *p)
+{
+    if (!p->act && !p->exited)
+        p->act = cdch_activity_new(p->pid);
+    return p->act;
+}
 
 double cdch_proc_cpu_seconds(const cdch_proc *p)
 {
@@ -709,6 +719,7 @@ void cdch_proc_free(cdch_proc *p)
     if (p->err_fd >= 0)
         close(p->err_fd);
     cdch_proc_close_stdin(p);
+    cdch_activity_free(p->act);
     cdch_buf_free(&p->out);
     cdch_buf_free(&p->err);
     if (p->private_tmp)

@@ -233,17 +233,16 @@ bool cdch_session_stop_cell(cdch_session *s, const char *cell_id, cdch_proc_line
     cdch_err e;
     *own = 0;
     if (cdch_proc_send(s->p, cdch_buf_cstr(&b), 2000, &e) == 0) {
-        pid_t pid = cdch_proc_pid(s->p);
         double t0 = mono_s();
         cdch_own_clock clk;
-        cdch_own_clock_start(&clk, pid, t0);
+        double cpu0, cpu;
+        cdch_activity_own_start(cdch_proc_activity(s->p), &clk, t0, &cpu0);
+        cpu = cpu0;
         stop_lines sl = {fn, ud, 0};
         size_t lines_seen = 0;
-        double cpu0 = cdch_activity_cpu_seconds(pid), cpu = cpu0;
         while (!answered(ud) && cdch_proc_pump(s->p, 100, stop_line, &sl) && *own < 10 && mono_s() - t0 < 60 &&
                (cpu0 < 0 || cpu - cpu0 < CDCH_SESSION_STOP_CPU_S)) {
-            *own = cdch_own_clock_read(&clk, pid, mono_s());
-            cpu = cdch_activity_cpu_seconds(pid);
+            *own = cdch_activity_own_read(cdch_proc_activity(s->p), &clk, mono_s(), &cpu);
             if (sl.n != lines_seen) { /* a line: the budget counts from here */
                 lines_seen = sl.n;
                 cpu0 = cpu;
@@ -267,10 +266,10 @@ void cdch_session_end(cdch_session *s)
         cdch_proc_close_stdin(s->p); /* EOF: the adapter exits 0 */
         double t0 = mono_s(), own = 0;
         cdch_own_clock clk;
-        cdch_own_clock_start(&clk, cdch_proc_pid(s->p), t0);
+        cdch_activity_own_start(cdch_proc_activity(s->p), &clk, t0, NULL);
         while (cdch_proc_pump(s->p, 100, NULL, NULL) &&
                (mono_s() - t0 < 5 || (writing && own < 30 && mono_s() - t0 < 120)))
-            own = cdch_own_clock_read(&clk, cdch_proc_pid(s->p), mono_s());
+            own = cdch_activity_own_read(cdch_proc_activity(s->p), &clk, mono_s(), NULL);
     }
     bool clean = false;
     if (writing && cdch_proc_exited(s->p)) {

@@ -28,15 +28,15 @@ double cdch_waits_own_seconds(const cdch_waits *w) { return w->own; }
 static void read_clocks(cdch_waits *w, const cdch_waits_view *v, double t)
 {
     if (w->clock_t == 0 || t - w->clock_t >= 0.5) {
-        pid_t pid = cdch_proc_pid(v->p);
-        double cpu = cdch_activity_cpu_seconds(pid);
+        double cpu, waited;
+        cdch_activity_clocks(cdch_proc_activity(v->p), &cpu, &waited); /* one look for both */
         if (w->clock_t == 0) {
             w->cpu0 = w->cpu_line = cpu >= 0 ? cpu : 0;
             w->cpu = w->cpu0;
             w->own0 = t - w->t0 > 0 ? t - w->t0 : 0; /* the launch itself: the consumer's */
-            cdch_own_clock_start(&w->clock, pid, t);
+            cdch_own_clock_start(&w->clock, waited, t);
         }
-        w->own = w->own0 + cdch_own_clock_read(&w->clock, pid, t);
+        w->own = w->own0 + cdch_own_clock_read(&w->clock, waited, t);
         if (cpu >= 0)
             w->cpu = cpu;
         w->clock_t = t;
@@ -84,7 +84,7 @@ static double quiet_for(cdch_waits *w, const cdch_waits_view *v, double t)
 {
     if (t - w->sample_t >= 0.1) {
         w->sample_t = t;
-        bool busy = cdch_proc_output_pending(v->p) || cdch_activity_busy(cdch_proc_pid(v->p));
+        bool busy = cdch_proc_output_pending(v->p) || cdch_activity_busy(cdch_proc_activity(v->p));
         /* bytes in flight that the consumer is reading (the count moved since the last look) are
          * work ahead; bytes that stay put are a consumer that stopped reading (one that failed on
          * an event). Looked at only when nothing else says busy; asked of the kernel per
