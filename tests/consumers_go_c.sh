@@ -108,7 +108,7 @@ done
 # (CDCH_SESSION=1) for five cells, driven by consumers_py_node_check.py session: uncompressed
 # (pass), compressed (the one-shot prediction), a consumer that dies (nothing listens: "ended"
 # with the one-shot status and error lines), one that hangs (a port that accepts and never
-# answers: "stopped" within 6 s, no rows) and uncompressed again (nothing of the dead and hung
+# answers: "stopped" within 10 s, no rows) and uncompressed again (nothing of the dead and hung
 # cells carried over). The good cells' own lines must also get the one-shot verdict from
 # consumer_verdict.py (checkpoints included).
 if command -v go >/dev/null; then

@@ -24,7 +24,7 @@
 # Then session mode (consumers/README.md "Session mode"), every version: one adapter process
 # serves five cells - uncompressed, compressed, a consumer that dies, one that hangs, and
 # uncompressed again - with the same predictions, the dead cell ending as a one-shot run does and
-# the hung one stopped within 6 s (check_session below).
+# the hung one stopped within 10 s (check_session below).
 #
 # Then the user's consumers (issue 25; consumers/README.md, the families' setup.sh and adapters):
 #   * a version the manifest does not pin (python-mysql-replication 1.0.9, @vlasky/zongji 0.5.9),
@@ -113,7 +113,7 @@ check() {
 # five cells one after the other, driven by consumers_py_node_check.py session: uncompressed
 # (every row), compressed (PREDICTION), a consumer that dies (nothing listens on its port: it
 # must end by itself with the status and error lines of a one-shot run), a consumer that hangs
-# (a port that accepts and never answers: "stop" answered within 6 s, no rows) and uncompressed
+# (a port that accepts and never answers: "stop" answered within 10 s, no rows) and uncompressed
 # again (every row: nothing of the dead and the hung cell carried over). Each cell has its own
 # fake primary; the adapter's own environment has none of the cells' settings.
 check_session() {

@@ -31,9 +31,11 @@ echo "== the capture: crud-basic served and recorded"
 "$bin" serve "$src/scenarios/crud-basic.yaml" --mode uncompressed --port 0 >"$work/serve.log" 2>&1 &
 serve_pid=$!
 port=
-for _ in $(seq 100); do
-    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/serve.log" 2>/dev/null)
+for _ in $(seq 300); do # up to 30 s (a loaded machine); not past the server's exit
+    # || true: under set -e a sed that runs before the background shell created serve.log ends the script
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$work/serve.log" 2>/dev/null || true)
     [ -n "$port" ] && break
+    kill -0 "$serve_pid" 2>/dev/null || break
     sleep 0.1
 done
 [ -n "$port" ] || fail "cdcharness serve did not start: $(tail -3 "$work/serve.log")"

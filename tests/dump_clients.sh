@@ -62,10 +62,11 @@ start_server() {
     local log=$work/server-$name.log
     "$bin" serve "$scen" --stream-dir "$dir" --port 0 --quiet "$@" >"$log.out" 2>"$log" &
     pids+=($!)
-    local port=""
-    for _ in $(seq 1 100); do
+    local pid=$! port=""
+    for _ in $(seq 1 300); do # up to 30 s (a loaded machine); not past the server's exit
         port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log.out")
         [ -n "$port" ] && break
+        kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
     if [ -z "$port" ]; then

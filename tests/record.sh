@@ -19,7 +19,7 @@
 set -u
 BIN=$1
 SRC=$2
-WORK=${TMPDIR:-/tmp}/cdch-record-test.$$
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cdch-record-test.XXXXXX") || exit 1
 export BIN WORK
 SERVE_QUIET=1
 # shellcheck source=tests/clients/serve_lib.sh
@@ -119,7 +119,8 @@ start=$(date +%s)
 rec dur --port "$rot_PORT" --start mysql-bin.000001:4 --duration 2
 expect_rc dur 0
 took=$(($(date +%s) - start))
-if [ "$took" -ge 2 ] && [ "$took" -le 8 ]; then check_ok "dur: took ${took}s"; else check_fail "dur: took ${took}s"; fi
+# at least the duration; the upper bound only catches a --duration that is not honoured (slack for load)
+if [ "$took" -ge 2 ] && [ "$took" -le 30 ]; then check_ok "dur: took ${took}s"; else check_fail "dur: took ${took}s"; fi
 check "dur: the whole stream (the server then idles: heartbeats)" $CHECK identical "$WORK/gen" "$WORK/dur"
 
 echo "== TLS modes"

@@ -22,7 +22,7 @@
 set -u
 BIN=$1
 SRC=$2
-WORK=${TMPDIR:-/tmp}/cdch-replay-test.$$
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cdch-replay-test.XXXXXX") || exit 1
 export BIN WORK
 SERVE_QUIET=1
 # shellcheck source=tests/clients/serve_lib.sh

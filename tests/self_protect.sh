@@ -12,7 +12,10 @@ set -euo pipefail
 bin=$1
 src=$2
 work=$(mktemp -d)
-mark=cdch-hostile-orphan
+# the mark the hostile adapters' leftover processes carry in their argv (hostile.py): unique to this
+# run, so that pgrep/pkill see this run's processes only (not another test's or run's)
+mark=cdch-hostile-orphan-$$-$RANDOM
+export CDCH_HOSTILE_MARK=$mark
 cleanup() { pkill -KILL -f "$mark" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 export CDCH_CACHE=$work/cache
@@ -75,6 +78,8 @@ rss=$(tail -n 1 "$work/rss")
 bound=400000   # kB; AddressSanitizer's shadow memory and quarantine triple a build's footprint
 grep -q __asan_init "$bin" && bound=1200000
 [ "$rss" -lt "$bound" ] || fail "peak RSS of the harness ${rss} kB (bound: $((bound / 1000)) MB)"
-sleep 0.5
+# processes the harness killed at its end are gone once scheduled: up to 5 s for that (a leftover
+# it did not kill sleeps 600 s, so it is still found)
+for _ in $(seq 50); do pgrep -f "$mark" >/dev/null || break; sleep 0.1; done
 if pgrep -f "$mark" >/dev/null; then fail "processes outlived the run: $(pgrep -af "$mark")"; fi
 echo "self_protect: all checks passed (peak RSS ${rss} kB)"

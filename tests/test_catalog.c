@@ -2,6 +2,7 @@
  * the binlog files give the file list, sizes, per-file PREVIOUS_GTIDS and
  * GTIDs, gtid_executed/gtid_purged, SHOW MASTER STATUS and the rows of
  * SHOW BINLOG EVENTS (payloads followed by their inner events). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +38,8 @@ static void gen(const char *scenario_file, cdch_stream_mode mode, const char *ou
 
 static void setup(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/cdch_test_catalog.%ld", (long)getpid());
-    rm_rf(g_tmp);
-    ck_assert_int_eq(mkdir(g_tmp, 0777), 0);
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/cdch_test_catalog.XXXXXX");
+    ck_assert_msg(mkdtemp(g_tmp) != NULL, "mkdtemp %s: %s", g_tmp, strerror(errno));
 }
 
 static void teardown(void) { rm_rf(g_tmp); }

@@ -4,6 +4,7 @@
  * transaction_length / log_pos / CRC32 consistency, the payload's header
  * (timestamp and server id of the XID, ZSTD TLVs, one zstd frame with or
  * without Frame_Content_Size), --flip-at, servers before 8.0.20. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +83,11 @@ static void read_out(const char *path, outfile *o)
     cdch_reader_free(r);
 }
 
+/* A fresh empty directory of its own (mkdtemp: no name shared with another process or run). */
 static void tmpdir(char *out, size_t n, const char *tag)
 {
-    snprintf(out, n, "%s/cdch_recompress_%s_%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", tag,
-             (long)getpid());
-    cdch_stream_rm_tree(out);
+    snprintf(out, n, "%s/cdch_recompress_%s_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", tag);
+    ck_assert_msg(mkdtemp(out) != NULL, "mkdtemp %s: %s", out, strerror(errno));
 }
 
 /* Recompress the given files into a fresh directory (returned in dir). */
@@ -300,8 +301,9 @@ END_TEST
 
 START_TEST(errors_leave_nothing)
 {
-    char dir[512];
-    tmpdir(dir, sizeof dir, "err");
+    char parent[512], dir[600];
+    tmpdir(parent, sizeof parent, "err");
+    snprintf(dir, sizeof dir, "%s/out", parent); /* not there: a failed recompress must not make it */
     cdch_err err;
     cdch_recompress_input in;
     char *f[] = {(char *)tu_fixture("go-mysql__transaction_payload.zst")};
@@ -315,6 +317,7 @@ START_TEST(errors_leave_nothing)
     ck_assert(cdch_recompress(&in, dir, &o, NULL, &err) != 0);
     ck_assert_msg(strstr(err.msg, "out of range 1..22") != NULL, "%s", err.msg);
     cdch_recompress_input_free(&in);
+    cdch_stream_rm_tree(parent);
 }
 END_TEST
 

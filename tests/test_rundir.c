@@ -8,6 +8,8 @@
 #include "rundir.h"
 #include "testutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,13 +179,25 @@ static pid_t adapter_in(const char *run_dir, const char *via)
     mkdir(tmp, 0700);
     if (via)
         snprintf(tmp, sizeof tmp, "%s/%s/tmp/a-1", via, strrchr(run_dir, '/') + 1);
+    /* a close-on-exec pipe: its write end closes when the child execs, so the
+     * parent's read returns EOF once sleep runs with its environment */
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    ck_assert_int_eq(fcntl(fd[1], F_SETFD, FD_CLOEXEC), 0);
     pid_t c = fork();
     if (c == 0) {
+        close(fd[0]);
         setenv("TMPDIR", tmp, 1);
         execlp("sleep", "sleep", "60", (char *)NULL);
         _exit(127);
     }
     ck_assert_int_gt(c, 0);
+    close(fd[1]);
+    char b;
+    ssize_t r;
+    while ((r = read(fd[0], &b, 1)) != 0)
+        ck_assert(r < 0 && errno == EINTR);
+    close(fd[0]);
     return c;
 }
 
@@ -225,8 +239,7 @@ START_TEST(sweep_kills_a_dead_owners_adapters_only)
     snprintf(other, sizeof other, "%s/cdch-run-deadx", parent);
 
     pid_t orphan = adapter_in(dead, NULL), via_link = adapter_in(dead, link);
-    pid_t live_one = adapter_in(live, NULL), beside = adapter_in(other, NULL);
-    usleep(200000); /* the children have exec'd sleep with their environment */
+    pid_t live_one = adapter_in(live, NULL), beside = adapter_in(other, NULL); /* each has exec'd sleep */
 
     ck_assert_uint_eq(cdch_rundir_sweep(parent), 1);
     ck_assert(!exists(parent, "cdch-run-dead"));

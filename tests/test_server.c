@@ -237,7 +237,7 @@ static bool log_has(const served *s, const char *needle)
 
 static void wait_log(const served *s, const char *needle)
 {
-    for (int i = 0; i < 50 && !log_has(s, needle); i++)
+    for (int i = 0; i < 500 && !log_has(s, needle); i++) /* up to 10 s: the server writes it when scheduled */
         usleep(20000);
     ck_assert_msg(log_has(s, needle), "server log %s lacks '%s'", s->log, needle);
 }
@@ -983,7 +983,7 @@ START_TEST(link_shaping)
     ck_assert_ptr_nonnull(r);
     mysql_free_result(r);
     dt = now_s() - t0;
-    ck_assert_msg(dt >= 1.7 && dt < 6.0, "64000 bytes at 256 kbit/s took %.3f s (want about 2.1 s)", dt);
+    ck_assert_msg(dt >= 1.7 && dt < 15.0, "64000 bytes at 256 kbit/s took %.3f s (want about 2.1 s)", dt);
     free(big);
     mysql_close(m);
 }
@@ -1512,12 +1512,12 @@ START_TEST(tls_handshake_within_connect_timeout)
             b[i] = (uint8_t)(caps >> (8 * i));
         b[7] = 1;   /* max packet 16 MiB */
         b[8] = 255; /* utf8mb4_0900_ai_ci */
+        double t0 = now_s(); /* before the SSLRequest: the server's deadline starts after it reads it */
         raw_write(fd, 1, b, sizeof b);
         if (partial) { /* a TLS record header announcing a ClientHello that never comes */
             static const uint8_t rec[] = {0x16, 0x03, 0x01, 0x02, 0x00};
             ck_assert_int_eq(write(fd, rec, sizeof rec), (ssize_t)sizeof rec);
         }
-        double t0 = now_s();
         uint8_t r[64];
         ssize_t n = read(fd, r, sizeof r); /* SO_RCVTIMEO 10 s: a hang fails here */
         double waited = now_s() - t0;
@@ -1608,8 +1608,13 @@ START_TEST(big_queries_give_their_memory_back)
     /* under ASan the allocator is ASan's (freed blocks wait in its quarantine): the answers only */
     (void)peak;
 #else
-    usleep(200000); /* the connection threads end */
+    /* the connection threads end (and free their buffers) after the answers: wait up to 10 s for
+     * the bound, so a slow machine is given the time; retained buffers never come back */
     long after = rss_kib(g_raw.pid);
+    for (int i = 0; i < 100 && after - before >= 24 * 1024; i++) {
+        usleep(100000);
+        after = rss_kib(g_raw.pid);
+    }
     ck_assert_msg(after - before < 24 * 1024, "server RSS %ld KiB before, %ld KiB after %d rounds of %d concurrent 4 MiB "
                   "queries (peak between rounds %ld KiB): the buffers were not given back", before, after, ROUNDS,
                   CLIENTS, peak);
@@ -1732,9 +1737,9 @@ START_TEST(bad_clients_beside_a_dump)
     /* no handshake response at all, and one that stops mid-packet: connect_timeout (here 1 s) ends
      * both with ERR 1043 while the dump goes on */
     for (int half = 0; half < 2; half++) {
+        double t1 = now_s(); /* before the connect: the server's wait starts after it sends the greeting */
         fd = raw_connect(g_raw.port);
         ck_assert_int_gt(raw_read(fd, g, sizeof g, NULL), 0);
-        double t1 = now_s();
         if (half) {
             uint8_t part[8] = {40, 0, 0, 1, 0x05, 0xa6, 0x0f, 0x00}; /* 40 bytes announced, 4 sent */
             ck_assert_int_eq(write(fd, part, sizeof part), (ssize_t)sizeof part);

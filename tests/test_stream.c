@@ -4,6 +4,7 @@
  * server-specific ids (table ids, XIDs, commit timestamps, FDE create time);
  * and generation errors leave nothing behind. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +95,13 @@ static void encode_normalised(cdch_decoder *d, const uint8_t *raw, size_t len, c
     ck_assert_msg(cdch_encode_event(&ev, &o, true, out, &err) == 0, "%s", err.msg);
 }
 
+/* A fresh empty directory of its own (mkdtemp: no name shared with another process or run). */
 static char *tmpdir_path(const char *tag)
 {
     static char buf[512];
     const char *base = getenv("TMPDIR");
-    snprintf(buf, sizeof buf, "%s/cdch-test-%s-%ld", base ? base : "/tmp", tag, (long)getpid());
+    snprintf(buf, sizeof buf, "%s/cdch-test-%s-XXXXXX", base ? base : "/tmp", tag);
+    ck_assert_msg(mkdtemp(buf) != NULL, "mkdtemp %s: %s", buf, strerror(errno));
     return buf;
 }
 
@@ -117,7 +120,6 @@ static void check_matches_fixture(const char *scenario, const char *fixture, con
     cdch_scenario *s = cdch_scenario_load(path, &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     char *out = tmpdir_path(scenario);
-    rm_rf(out);
     cdch_stream_stats st;
     ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_UNCOMPRESSED, out, &st, &err) == 0, "%s", err.msg);
 
@@ -176,8 +178,6 @@ START_TEST(refuses_non_empty_output)
     cdch_scenario *s = cdch_scenario_load(path, &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     char *out = tmpdir_path("nonempty");
-    rm_rf(out);
-    ck_assert_int_eq(mkdir(out, 0777), 0);
     char f[1100];
     snprintf(f, sizeof f, "%s/keep", out);
     FILE *fp = fopen(f, "w");
@@ -209,7 +209,6 @@ START_TEST(rotation_and_previous_gtids)
     cdch_scenario *s = cdch_scenario_load_mem(yaml, sizeof yaml - 1, "rot.yaml", &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     char *out = tmpdir_path("rot");
-    rm_rf(out);
     cdch_stream_stats st;
     ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_COMPRESSED, out, &st, &err) == 0, "%s", err.msg);
     ck_assert_uint_gt(st.files, 2);
@@ -297,7 +296,6 @@ START_TEST(tagged_gtids)
         cdch_scenario *s = cdch_scenario_load_mem(y, (size_t)n, "tg.yaml", &err);
         ck_assert_msg(s != NULL, "%s", err.msg);
         char *out = tmpdir_path(mode ? "tg-c" : "tg-u");
-        rm_rf(out);
         cdch_stream_stats st;
         ck_assert_msg(cdch_stream_generate(s, mode ? CDCH_STREAM_COMPRESSED : CDCH_STREAM_UNCOMPRESSED, out, &st, &err) == 0,
                       "%s", err.msg);
@@ -408,7 +406,6 @@ static const char *attach_gen(const char *tag, const char *gtid_mode, const char
     cdch_scenario *s = cdch_scenario_load_mem(yaml, (size_t)n, "att.yaml", &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     char *out = tmpdir_path(tag);
-    rm_rf(out);
     ck_assert_msg(cdch_stream_generate(s, m, out, NULL, &err) == 0, "%s", err.msg);
     cdch_scenario_free(s);
     static char path[1100];
@@ -510,7 +507,6 @@ START_TEST(attach_point_without_create_and_without_rows)
     cdch_scenario *s = cdch_scenario_load_mem(yaml, sizeof yaml - 1, "nr.yaml", &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     char *out = tmpdir_path("att-nr");
-    rm_rf(out);
     ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_COMPRESSED, out, NULL, &err) == 0, "%s", err.msg);
     char p[1100];
     snprintf(p, sizeof p, "%s/binlog.000001", out);
@@ -550,7 +546,6 @@ START_TEST(attach_point_across_rotation)
     cdch_scenario *s = cdch_scenario_load_mem(yaml, n, "rotatt.yaml", &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     char *out = tmpdir_path("att-rot");
-    rm_rf(out);
     cdch_stream_stats st;
     ck_assert_msg(cdch_stream_generate(s, CDCH_STREAM_COMPRESSED, out, &st, &err) == 0, "%s", err.msg);
     ck_assert_uint_gt(st.files, 1);

@@ -60,9 +60,10 @@ user_check config-error "an unknown option is a harness-error naming it" \
 mt=$repo/scenarios/many-tables.yaml
 user_run session-dies --consumer $f@0.21.0 --consumer $f@0.23.2 --scenario "$mt" --scenario "$mt" \
     --mode compressed --expect manifest -j 1
+# the CPU bound on the warm cells only: a launched cell's CPU includes the JVM's start-up (load-dependent)
 user_check session-dies "a consumer that dies on type 40 ends its session cell at once: parse-failure, exit 1, one error" \
     'len(cells) == 4 and all(c["verdict"] == "parse-failure" and c["stop"] == "exited" and c["exit_status"] == 1
-         and c["warnings"] == [] and c["cpu_seconds"] < 3 for c in cells)'
+         and c["warnings"] == [] and (c["launched"] or c["cpu_seconds"] < 3) for c in cells)'
 
 mkdir -p "$user_work/local/target"
 cp "$(ls "${CDCH_CACHE:-$HOME/.cache/cdcharness}"/$f/0.40.2/lib/mysql-binlog-connector-java-0.40.2.jar)" "$user_work/local/target/"

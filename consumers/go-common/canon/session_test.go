@@ -176,7 +176,8 @@ func TestSessionExits(t *testing.T) {
 		{"leak", false, 1, `{"kind":"ready"}` + "\n" + `{"kind":"error","message":"leaking"}`},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			// generous budgets (a loaded machine, the race detector): a hang still fails them
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=TestHelperSession")
 			cmd.Env = append(os.Environ(), "CDCH_TEST_HELPER=1")
@@ -216,7 +217,7 @@ func TestSessionExits(t *testing.T) {
 				t.Fatalf("status %d stdout %q (stderr %q), want status %d stdout %q",
 					status, got, stderr.String(), tc.status, tc.stdout)
 			}
-			if time.Since(t0) > 5*time.Second {
+			if time.Since(t0) > 30*time.Second {
 				t.Fatalf("took %s", time.Since(t0))
 			}
 		})

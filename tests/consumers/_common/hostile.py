@@ -18,7 +18,10 @@ correctly (tests/consumers/_common/broken.py's reference), then:
   close-stdout     closes stdout and keeps running, ignoring SIGTERM
   session B        session mode around behaviour B (one process, many cells)
 
-Processes they leave behind carry "cdch-hostile-orphan" in their command line.
+Processes they leave behind carry a mark in their command line: $CDCH_HOSTILE_MARK (the
+harness passes its environment on to the adapter; tests/self_protect.sh sets one unique to its
+run, so that its pgrep/pkill see only its own processes), "cdch-hostile-orphan" when unset. The
+daemons get it in their argv, so it survives orphan-noenv's empty environment.
 """
 import os
 import signal
@@ -29,7 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import broken  # noqa: E402
 
-MARK = "cdch-hostile-orphan"
+MARK = os.environ.get("CDCH_HOSTILE_MARK") or "cdch-hostile-orphan"
 
 
 def sleeper(seconds=600):
