@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sys.h"
+#include "xalloc.h"
 
 #define MAX_PROCS 256 /* processes looked at in one adapter's tree */
 
@@ -111,10 +112,18 @@ struct cdch_activity {
 
 cdch_activity *cdch_activity_new(pid_t pid)
 {
-    cdch_activity *a = calloc(1, sizeof *a);
-    if (a)
-        a->root = pid;
+    cdch_activity *a = cdch_xcalloc(1, sizeof *a);
+    a->root = pid;
     return a;
+}
+
+/* arr (n of *cap elements used) with room for one more. */
+static void *grow(void *arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    *cap = *cap ? 2 * *cap : 16;
+    return cdch_xrealloc(arr, *cap * elem);
 }
 
 static void thread_close(thread *t)
@@ -147,20 +156,13 @@ void cdch_activity_free(cdch_activity *a)
     free(a);
 }
 
-/* The tree's entry for pid (made when new); NULL when out of memory. */
+/* The tree's entry for pid (made when new). */
 static proc *proc_get(cdch_activity *a, pid_t pid)
 {
     for (size_t i = 0; i < a->n; i++)
         if (a->procs[i].pid == pid)
             return &a->procs[i];
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 4;
-        proc *np = realloc(a->procs, cap * sizeof *np);
-        if (!np)
-            return NULL;
-        a->procs = np;
-        a->cap = cap;
-    }
+    a->procs = grow(a->procs, a->n, &a->cap, sizeof *a->procs);
     proc *p = &a->procs[a->n++];
     memset(p, 0, sizeof *p);
     p->pid = pid;
@@ -204,17 +206,10 @@ static void task_done(proc *p)
 }
 
 /* The thread tid in the walk's new list, its files taken over from the old list (they are in the
- * same order, so the search starts where the last one ended: *cur). NULL when out of memory. */
+ * same order, so the search starts where the last one ended: *cur). */
 static thread *thread_next(proc *p, pid_t tid, size_t *cur)
 {
-    if (p->nnext == p->capnext) {
-        size_t cap = p->capnext ? 2 * p->capnext : 16;
-        thread *nt = realloc(p->next, cap * sizeof *nt);
-        if (!nt)
-            return NULL;
-        p->next = nt;
-        p->capnext = cap;
-    }
+    p->next = grow(p->next, p->nnext, &p->capnext, sizeof *p->next);
     thread *t = &p->next[p->nnext++];
     for (size_t i = 0; i < p->nth; i++) {
         size_t j = (*cur + i) % p->nth;
@@ -232,7 +227,7 @@ static thread *thread_next(proc *p, pid_t tid, size_t *cur)
 }
 
 /* The walk read the whole directory: the new list replaces the old, whose threads that ended are
- * closed. An interrupted walk (a busy thread found, out of memory) puts what it took back instead:
+ * closed. An interrupted walk (a busy thread found) puts what it took back instead:
  * the threads it moved into their old places, new ones at the end. */
 static void threads_swap(proc *p, bool whole)
 {
@@ -245,16 +240,7 @@ static void threads_swap(proc *p, bool whole)
                 p->th[k] = p->next[j];
                 continue;
             }
-            if (p->nth == p->cap) {
-                size_t cap = p->cap ? 2 * p->cap : 16;
-                thread *nt = realloc(p->th, cap * sizeof *nt);
-                if (!nt) {
-                    thread_close(&p->next[j]);
-                    continue;
-                }
-                p->th = nt;
-                p->cap = cap;
-            }
+            p->th = grow(p->th, p->nth, &p->cap, sizeof *p->th);
             p->th[p->nth++] = p->next[j];
             k = p->nth;
         }
@@ -318,8 +304,6 @@ static int proc_walk(proc *p, int what, double *waited, pid_t *kids, size_t *nk)
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
         thread *t = thread_next(p, (pid_t)atoi(de->d_name), &cur);
-        if (!t)
-            break;
         char buf[1024];
         if ((what & W_STATE) && thread_read(p, t, F_STAT, buf, sizeof buf) > 0 && state_busy(buf)) {
             ret = 1; /* the answer: the other threads and the descendants need not be read */
@@ -365,8 +349,6 @@ bool cdch_activity_busy(cdch_activity *a)
         a->procs[i].seen = false;
     for (size_t i = 0; i < n; i++) {
         proc *p = proc_get(a, procs[i]);
-        if (!p)
-            return true; /* out of memory: not a reason to say quiet */
         p->seen = true;
         if (proc_walk(p, W_STATE, NULL, procs, &n) == 1)
             return true; /* an interrupted walk: the processes not reached stay as they were */
@@ -389,8 +371,6 @@ void cdch_activity_clocks(cdch_activity *a, double *cpu, double *waited)
     long hz = sysconf(_SC_CLK_TCK);
     for (size_t i = 0; i < n; i++) {
         proc *p = proc_get(a, procs[i]);
-        if (!p)
-            return;
         p->seen = true;
         char path[64], buf[1024];
         snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);

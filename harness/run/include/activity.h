@@ -35,7 +35,7 @@
 typedef struct cdch_activity cdch_activity;
 
 /* Looks at the tree of process `pid` (the pid and its descendants alive at
- * each look). NULL when out of memory. */
+ * each look). */
 cdch_activity *cdch_activity_new(pid_t pid);
 /* Closes its files; accepts NULL. */
 void cdch_activity_free(cdch_activity *a);

@@ -84,8 +84,8 @@ bool cdch_proc_exited(const cdch_proc *p);
 /* The adapter's pid (its process group's id); a reaped one's stays. */
 pid_t cdch_proc_pid(const cdch_proc *p);
 /* Its process tree as activity.h looks at it (the /proc files kept open,
- * owned by p); NULL once it was reaped (its pid may be another's then), or
- * out of memory: activity.h's functions take NULL as a process gone. */
+ * owned by p); NULL once it was reaped (its pid may be another's then):
+ * activity.h's functions take NULL as a process gone. */
 cdch_activity *cdch_proc_activity(cdch_proc *p);
 /* CPU seconds (user + system) the adapter has used: while it runs, its
  * threads and the children it reaped (/proc/PID/stat, clock-tick
