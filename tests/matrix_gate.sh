@@ -69,6 +69,11 @@ def norm(d):
             c.pop(k, None)
     return r
 a, b = norm(sys.argv[1]), norm(sys.argv[2])
+for x, y in zip(a["cells"], b["cells"]):  # what differs, named (a failure must say where)
+    for k in sorted(set(x) | set(y)):
+        if x.get(k) != y.get(k):
+            print("one run / merged differ: %s %s %s %s: %r / %r" % (x["consumer"], x["scenario"], x["mode"], k,
+                                                                      x.get(k), y.get(k)))
 assert a["cells"] == b["cells"], "cells differ"
 assert a["totals"] == b["totals"], (a["totals"], b["totals"])
 assert a["matrix"] == b["matrix"], (a["matrix"], b["matrix"])
