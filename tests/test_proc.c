@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,47 @@ START_TEST(activity_files_follow_threads)
 }
 END_TEST
 
+typedef struct order_check {
+    cdch_proc *p;
+    unsigned long n, bad, first_bad;
+    uint64_t err_needed; /* bytes of "E0\n".."E<n>\n" */
+} order_check;
+
+static void on_ordered_line(void *ud, const char *line, size_t len)
+{
+    order_check *o = ud;
+    (void)len;
+    char e[32];
+    o->err_needed += (uint64_t)snprintf(e, sizeof e, "E%lu\n", strtoul(line + 1, NULL, 10));
+    if (cdch_proc_stderr_mark(o->p) < o->err_needed && o->bad++ == 0)
+        o->first_bad = o->n;
+    o->n++;
+}
+
+/* A line on stdout is delivered only with what the adapter wrote to stderr before it: a session
+ * cell's "ended" is judged with the error line written just before (report's "stderr: ..."). The
+ * child writes E<i> to stderr, then O<i> to stdout, 20000 times; at each O<i> the bytes of E0..E<i>
+ * must have been read. poll_once once drained stdout until empty, taking lines written after poll
+ * returned, and left stderr for the next call when poll had not seen it readable. */
+START_TEST(stderr_read_before_the_stdout_line_after_it)
+{
+    char *argv[] = {"/bin/sh", "-c",
+                    "i=0; while [ $i -lt 20000 ]; do printf 'E%d\\n' $i >&2; printf 'O%d\\n' $i; i=$((i+1)); done",
+                    NULL};
+    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    order_check oc = {p, 0, 0, 0, 0};
+    while (cdch_proc_pump(p, 100, on_ordered_line, &oc))
+        ;
+    ck_assert_uint_eq(oc.n, 20000);
+    ck_assert_msg(oc.bad == 0, "%lu of 20000 stdout lines delivered before the stderr line written ahead of them "
+                  "(first: O%lu)", oc.bad, oc.first_bad);
+    cdch_proc_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("proc");
@@ -329,6 +371,7 @@ static Suite *suite(void)
     tcase_add_test(tc, scrubbed_daemon_adopted_and_killed);
     tcase_add_test(tc, activity_sees_a_descendant_born_after_a_look);
     tcase_add_test(tc, activity_files_follow_threads);
+    tcase_add_test(tc, stderr_read_before_the_stdout_line_after_it);
     suite_add_tcase(s, tc);
     return s;
 }

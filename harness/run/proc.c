@@ -473,14 +473,14 @@ static void poll_once(cdch_proc *p, int ms, cdch_proc_line_fn fn, void *ud)
     int r = poll(fds, (nfds_t)nf, ms);
     if (r <= 0)
         return;
-    for (int i = 0; i < nf; i++) {
-        if (!fds[i].revents)
-            continue;
-        if (fds[i].fd == p->out_fd)
-            drain_fd(p, &p->out_fd, false);
-        else if (fds[i].fd == p->err_fd)
-            drain_fd(p, &p->err_fd, true);
-    }
+    if (fds[0].fd == p->out_fd && fds[0].revents)
+        drain_fd(p, &p->out_fd, false);
+    /* stderr after stdout, whether poll saw it readable or not: drain_fd reads stdout until it is empty,
+     * so it may take lines the adapter wrote after poll returned, and what the adapter wrote to stderr
+     * before them must be read before they are delivered (a session cell's "ended" would otherwise be
+     * judged without the error line it wrote just before) */
+    if (p->err_fd >= 0)
+        drain_fd(p, &p->err_fd, true);
     deliver(p, fn, ud, false);
 }
 
