@@ -1,6 +1,10 @@
 /* proc.h — adapter processes: spawn with an environment, read stdout lines
  * as they come, keep a bounded tail of stderr, stop and always reap.
  *
+ * A stdout line is delivered only once the stderr the child wrote before it
+ * has been read (stderr is drained after stdout at every wake), so a line
+ * that ends a cell is judged with the error lines printed ahead of it.
+ *
  * Owns: the cdch_proc (pid, pipes, buffers). The child runs in its own
  * process group, so stopping it (SIGTERM to the group, SIGKILL to the group
  * after the grace period) also ends grandchildren (a JVM or node started by
