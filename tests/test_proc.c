@@ -42,6 +42,16 @@ static void on_line(void *ud, const char *line, size_t len)
     g->n++;
 }
 
+/* argv spawned with the harness's environment, stdin /dev/null. */
+static cdch_proc *spawn(char **argv)
+{
+    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
+    cdch_err err;
+    cdch_proc *p = cdch_proc_spawn(&o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    return p;
+}
+
 /* A 3 MB line written in two halves with a pause between them (many reads, many deliveries, the
  * newline search resumed where it stopped), then a short line, an empty one and a last line
  * without its newline (delivered at exit). */
@@ -51,10 +61,7 @@ START_TEST(lines_across_reads)
                     "head -c 1500000 /dev/zero | tr '\\0' a; sleep 0.3; head -c 1500000 /dev/zero | tr '\\0' b; "
                     "printf '\\nshort\\n\\nlast'",
                     NULL};
-    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
-    cdch_err err;
-    cdch_proc *p = cdch_proc_spawn(&o, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_proc *p = spawn(argv);
     got g = {0, {0}, NULL, true};
     for (int rounds = 0; rounds < 600 && cdch_proc_pump(p, 100, on_line, &g); rounds++) {
     }
@@ -94,10 +101,7 @@ START_TEST(stat_of_a_tricky_comm)
     snprintf(exe, sizeof exe, "%s/x) R (y", dir);
     ck_assert_int_eq(symlink("/bin/sleep", exe), 0);
     char *argv[] = {exe, "5", NULL};
-    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
-    cdch_err err;
-    cdch_proc *p = cdch_proc_spawn(&o, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_proc *p = spawn(argv);
     char path[64], line[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)cdch_proc_pid(p));
     const char *f = NULL;
@@ -238,10 +242,7 @@ START_TEST(activity_sees_a_descendant_born_after_a_look)
 {
     int fds0 = open_fds();
     char *argv[] = {"/bin/sh", "-c", "sleep 1.5; /bin/sh -c 'while :; do :; done' & wait", NULL};
-    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
-    cdch_err err;
-    cdch_proc *p = cdch_proc_spawn(&o, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_proc *p = spawn(argv);
     cdch_activity *a = cdch_proc_activity(p);
     ck_assert_ptr_nonnull(a);
     ck_assert_msg(busy_within(a, 1.0, false), "the shell waiting for sleep is never quiet");
@@ -283,10 +284,7 @@ START_TEST(activity_files_follow_threads)
                     "print('down', flush=True)\n"
                     "time.sleep(30)\n",
                     NULL};
-    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
-    cdch_err err;
-    cdch_proc *p = cdch_proc_spawn(&o, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_proc *p = spawn(argv);
     cdch_activity *a = cdch_proc_activity(p);
     got g = {0, {0}, NULL, true};
     for (int i = 0; i < 500 && g.n < 1; i++)
@@ -345,10 +343,7 @@ START_TEST(stderr_read_before_the_stdout_line_after_it)
     char *argv[] = {"/bin/sh", "-c",
                     "i=0; while [ $i -lt 20000 ]; do printf 'E%d\\n' $i >&2; printf 'O%d\\n' $i; i=$((i+1)); done",
                     NULL};
-    cdch_proc_opts o = {argv, NULL, NULL, NULL, false};
-    cdch_err err;
-    cdch_proc *p = cdch_proc_spawn(&o, &err);
-    ck_assert_msg(p != NULL, "%s", err.msg);
+    cdch_proc *p = spawn(argv);
     order_check oc = {p, 0, 0, 0, 0};
     while (cdch_proc_pump(p, 100, on_ordered_line, &oc))
         ;
