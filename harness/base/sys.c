@@ -102,7 +102,7 @@ const char *cdch_proc_stat_fields(const char *line)
     return rp && rp[1] == ' ' && rp[2] ? rp + 2 : NULL;
 }
 
-double cdch_proc_stat_line_cpu_ticks(const char *line)
+double cdch_proc_stat_line_cpu_seconds(const char *line)
 {
     /* utime stime cutime cstime are fields 14-17, after "(comm)" */
     const char *q = cdch_proc_stat_fields(line);
@@ -110,7 +110,8 @@ double cdch_proc_stat_line_cpu_ticks(const char *line)
     if (!q || sscanf(q, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
                      &v[3]) != 4)
         return -1;
-    return (double)(v[0] + v[1] + v[2] + v[3]);
+    long hz = sysconf(_SC_CLK_TCK);
+    return (double)(v[0] + v[1] + v[2] + v[3]) / (double)(hz > 0 ? hz : 100);
 }
 
 double cdch_proc_stat_cpu_seconds(const char *path)
@@ -118,11 +119,7 @@ double cdch_proc_stat_cpu_seconds(const char *path)
     char buf[1024];
     if (cdch_read_small(path, buf, sizeof buf) <= 0)
         return -1;
-    double ticks = cdch_proc_stat_line_cpu_ticks(buf);
-    if (ticks < 0)
-        return -1;
-    long hz = sysconf(_SC_CLK_TCK);
-    return ticks / (double)(hz > 0 ? hz : 100);
+    return cdch_proc_stat_line_cpu_seconds(buf);
 }
 
 bool cdch_pid_running(long pid)

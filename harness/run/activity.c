@@ -336,6 +336,16 @@ static bool known_busy(cdch_activity *a)
     return false;
 }
 
+/* A walk of the whole tree begins: procs holds its root (the walk appends the descendants it
+ * finds), and every process known is unseen until the walk reaches it (procs_prune). */
+static size_t walk_start(cdch_activity *a, pid_t *procs)
+{
+    procs[0] = a->root;
+    for (size_t i = 0; i < a->n; i++)
+        a->procs[i].seen = false;
+    return 1;
+}
+
 bool cdch_activity_busy(cdch_activity *a)
 {
     if (!a)
@@ -343,10 +353,7 @@ bool cdch_activity_busy(cdch_activity *a)
     if (known_busy(a)) /* busy is the safe answer: it only delays a decision */
         return true;
     pid_t procs[MAX_PROCS];
-    size_t n = 0;
-    procs[n++] = a->root;
-    for (size_t i = 0; i < a->n; i++)
-        a->procs[i].seen = false;
+    size_t n = walk_start(a, procs);
     for (size_t i = 0; i < n; i++) {
         proc *p = proc_get(a, procs[i]);
         p->seen = true;
@@ -363,18 +370,14 @@ void cdch_activity_clocks(cdch_activity *a, double *cpu, double *waited)
     if (!a)
         return;
     pid_t procs[MAX_PROCS];
-    size_t n = 0;
-    procs[n++] = a->root;
-    for (size_t i = 0; i < a->n; i++)
-        a->procs[i].seen = false;
+    size_t n = walk_start(a, procs);
     double csum = 0, wsum = 0;
-    long hz = sysconf(_SC_CLK_TCK);
     for (size_t i = 0; i < n; i++) {
         proc *p = proc_get(a, procs[i]);
         p->seen = true;
         char path[64], buf[1024];
         snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
-        double c = read_kept(&p->fd_stat, path, buf, sizeof buf) > 0 ? cdch_proc_stat_line_cpu_ticks(buf) : -1;
+        double c = read_kept(&p->fd_stat, path, buf, sizeof buf) > 0 ? cdch_proc_stat_line_cpu_seconds(buf) : -1;
         if (c < 0 || proc_walk(p, W_SCHED, &wsum, procs, &n) < 0) {
             if (i == 0) {
                 procs_prune(a);
@@ -385,7 +388,7 @@ void cdch_activity_clocks(cdch_activity *a, double *cpu, double *waited)
         csum += c;
     }
     procs_prune(a);
-    *cpu = csum / (double)(hz > 0 ? hz : 100);
+    *cpu = csum;
     *waited = wsum;
 }
 

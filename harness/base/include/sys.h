@@ -45,9 +45,8 @@ const char *cdch_proc_stat_fields(const char *line);
  * (its threads, and the children it has waited for); -1 when it cannot be
  * read or parsed. */
 double cdch_proc_stat_cpu_seconds(const char *path);
-/* The same of a /proc/PID/stat line already read, in clock ticks
- * (sysconf(_SC_CLK_TCK) a second); -1 when it is not one. */
-double cdch_proc_stat_line_cpu_ticks(const char *line);
+/* The same of a /proc/PID/stat line already read; -1 when it is not one. */
+double cdch_proc_stat_line_cpu_seconds(const char *line);
 
 /* Whether process pid still runs: false when it has no /proc entry or has
  * ended (a zombie not reaped yet). */
