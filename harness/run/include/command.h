@@ -7,7 +7,7 @@
  * "Environment of a run"). Every stdout line is a row (but --ignore's and
  * blank lines); stderr is its log (the cell's stderr.log), as an adapter's.
  * It is judged by the differential oracle (oracle.h). How the runner treats
- * it (runner.c):
+ * it (cell.c):
  *   ready    when its dump connection arrives at the fake primary (the first
  *            event sent; source files: at once), not on a line of its own;
  *   the end  it exits; or it printed a row naming the watermark table
