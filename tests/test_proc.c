@@ -4,7 +4,7 @@
  * directory, its TMPDIR, removed with it; a daemon that left the child's group and environment,
  * adopted by the harness (subreaper) and killed by cdch_proc_reap_orphans; a process tree looked
  * at through the /proc files activity.c keeps open: a descendant born after a look, the clocks, no
- * descriptor left. */
+ * descriptor left; a leader's exit seen while the child it left holds the pipes open. */
 #include "proc.h"
 #include "testutil.h"
 
@@ -354,6 +354,32 @@ START_TEST(stderr_read_before_the_stdout_line_after_it)
 }
 END_TEST
 
+/* The leader exits at once while the child it left in the background keeps stdout and stderr open (no
+ * EOF comes): the pump sees the exit by itself (the leader's pidfd in its poll set; waitid where the
+ * kernel has no pidfd), ends the process with its status, and leaves no descriptor open. */
+START_TEST(leader_exit_seen_while_the_pipes_stay_open)
+{
+    int fds0 = open_fds();
+    char *argv[] = {"/bin/sh", "-c", "sleep 30 & echo up; exit 3", NULL};
+    cdch_proc *p = spawn(argv);
+    got g = {0, {0}, NULL, true};
+    bool running = true;
+    for (int i = 0; i < 50 && running; i++) /* ten seconds of pumps; the background sleep holds the pipes 30 */
+        running = cdch_proc_pump(p, 200, on_line, &g);
+    ck_assert_msg(!running, "the leader's exit was not seen in 50 pumps of 200 ms");
+    ck_assert(cdch_proc_exited(p));
+    int st = 0, sig = 0;
+    cdch_proc_status(p, &st, &sig);
+    ck_assert_int_eq(st, 3);
+    ck_assert_int_eq(sig, 0);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_str_eq(g.first, "up");
+    cdch_proc_free(p);
+    free(g.first);
+    ck_assert_int_eq(open_fds(), fds0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("proc");
@@ -367,6 +393,7 @@ static Suite *suite(void)
     tcase_add_test(tc, activity_sees_a_descendant_born_after_a_look);
     tcase_add_test(tc, activity_files_follow_threads);
     tcase_add_test(tc, stderr_read_before_the_stdout_line_after_it);
+    tcase_add_test(tc, leader_exit_seen_while_the_pipes_stay_open);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,8 @@ struct cdch_proc {
     double stop_own_s;  /* cdch_proc_stop: its own seconds from SIGTERM to its exit or the SIGKILL */
     char *private_tmp;  /* owned: opts.private_tmp, removed by cdch_proc_free */
     cdch_activity *act; /* owned: its tree's /proc files (activity.h), made at the first look, closed once reaped */
+    int pidfd;          /* owned: the leader's pidfd, readable once it exited (-1: none, waitid asks instead) */
+    bool leader_exited; /* its pidfd was seen readable (the leader exited, not reaped yet) */
 };
 
 static unsigned long g_token_seq; /* per harness process; under g_token_lock */
@@ -286,6 +289,19 @@ static void set_nonblock(int fd)
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+/* A pidfd of our child pid (close-on-exec, as every pidfd), or -1 where the
+ * kernel has none (before Linux 5.3): then waitid is asked at every wake. The
+ * child is not reaped before its cdch_proc is, so the pid is still its own. */
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
 cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
 {
     if (!o->argv || !o->argv[0]) {
@@ -357,6 +373,7 @@ cdch_proc *cdch_proc_spawn(const cdch_proc_opts *o, cdch_err *err)
         return NULL;
     }
     p->pid = pid;
+    p->pidfd = pidfd_of(pid);
     p->in_fd = pp[PIPE_IN][1];
     p->out_fd = pp[PIPE_OUT][0];
     p->err_fd = pp[PIPE_ERR][0];
@@ -457,12 +474,17 @@ static bool drain_fd(cdch_proc *p, int *fd, bool is_err)
 /* Wait for readable pipes up to ms; read them. */
 static void poll_once(cdch_proc *p, int ms, cdch_proc_line_fn fn, void *ud)
 {
-    struct pollfd fds[2];
-    int nf = 0;
+    struct pollfd fds[3];
+    int nf = 0, leader = -1;
     if (p->out_fd >= 0)
         fds[nf++] = (struct pollfd){p->out_fd, POLLIN, 0};
     if (p->err_fd >= 0)
         fds[nf++] = (struct pollfd){p->err_fd, POLLIN, 0};
+    if (p->pidfd >= 0 && !p->leader_exited) {
+        /* the leader's exit wakes the poll too: known without a waitid at every wake */
+        leader = nf;
+        fds[nf++] = (struct pollfd){p->pidfd, POLLIN, 0};
+    }
     if (nf == 0) {
         if (ms > 0) {
             struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -473,7 +495,9 @@ static void poll_once(cdch_proc *p, int ms, cdch_proc_line_fn fn, void *ud)
     int r = poll(fds, (nfds_t)nf, ms);
     if (r <= 0)
         return;
-    if (fds[0].fd == p->out_fd && fds[0].revents)
+    if (leader >= 0 && fds[leader].revents)
+        p->leader_exited = true;
+    if (p->out_fd >= 0 && fds[0].fd == p->out_fd && fds[0].revents)
         drain_fd(p, &p->out_fd, false);
     /* stderr after stdout, whether poll saw it readable or not: drain_fd reads stdout until it is empty,
      * so it may take lines the adapter wrote after poll returned, and what the adapter wrote to stderr
@@ -484,9 +508,18 @@ static void poll_once(cdch_proc *p, int ms, cdch_proc_line_fn fn, void *ud)
     deliver(p, fn, ud, false);
 }
 
-/* Has the leader exited? (not reaped: its pid keeps the group id reserved) */
+/* Has the leader exited? (not reaped: its pid keeps the group id reserved)
+ * Asked of the kernel now: its pidfd polled, or waitid. */
 static bool leader_gone(cdch_proc *p)
 {
+    if (p->leader_exited)
+        return true;
+    if (p->pidfd >= 0) {
+        struct pollfd f = {p->pidfd, POLLIN, 0};
+        if (poll(&f, 1, 0) == 1 && f.revents)
+            p->leader_exited = true;
+        return p->leader_exited;
+    }
     siginfo_t si;
     memset(&si, 0, sizeof si);
     if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
@@ -526,6 +559,9 @@ static void finish(cdch_proc *p, cdch_proc_line_fn fn, void *ud)
     kids_remove(p->pid);
     cdch_proc_reap_orphans(false); /* what the sweep killed, and orphans that ended on their own */
     p->exited = true;
+    if (p->pidfd >= 0)
+        close(p->pidfd);
+    p->pidfd = -1;
     cdch_activity_free(p->act); /* its pid may be another process's from now on */
     p->act = NULL;
     p->cpu_s = cdch_rusage_seconds(&ru);
@@ -550,7 +586,9 @@ bool cdch_proc_pump(cdch_proc *p, int timeout_ms, cdch_proc_line_fn fn, void *ud
         double left = (double)timeout_ms - (now_ms() - t0);
         int slice = left > 100 ? 100 : left > 0 ? (int)left : 0;
         poll_once(p, slice, fn, ud);
-        if (leader_gone(p)) {
+        /* with a pidfd, what that poll saw: the leader's pidfd was in its set (an exit after it returned
+         * wakes the next one at once) */
+        if (p->pidfd >= 0 ? p->leader_exited : leader_gone(p)) {
             finish(p, fn, ud);
             return false;
         }
