@@ -129,8 +129,13 @@ echo "== restart loops: consumers that read the stream again and again from the 
 # (a Flink job restarting its failed source): parse-failure once the primary served three dumps
 # since its last row, not a cell that runs for ever. broken-restart-silent restarts without a word
 # while a thread works half the time: hang by the restart rule, before its CPU budget is spent.
+# broken-retry-loop prints one error and logs in again every 0.2 s without streaming, a thread
+# working half the time (Debezium's unlimited retries on a start-up query MySQL 8.4 refuses): idle
+# after the stream once it connected three more times since its error, not stopped by its CPU budget
+# (4 CPU-seconds, about 8 s of its own time) nor by five idle windows (10 s).
 set +e
-run --consumer broken-restart-loop --consumer broken-restart-silent --scenario "$scenario" --expect manifest \
+run --consumer broken-restart-loop --consumer broken-restart-silent --consumer broken-retry-loop \
+    --scenario "$scenario" --expect manifest \
     --timeout 4 -j 2 --report-dir "$work/rl" >"$work/table-rl.txt"
 rc=$?
 set -e
@@ -146,6 +151,11 @@ if loop["stop"] != "idle-after-stream" or "ERROR cannot parse event type 40" not
 silent = cells[("broken-restart-silent@1", "compressed")]
 if silent["stop"] != "timeout" or "(restarting: " not in silent["summary"]:
     bad.append("restart-silent: not hung by the restart rule: stop %s, %s" % (silent["stop"], silent["summary"]))
+for mode in ("uncompressed", "compressed"):
+    retry = cells[("broken-retry-loop@1", mode)]
+    if retry["stop"] != "idle-after-stream" or "ERROR cannot start" not in retry["summary"]:
+        bad.append("retry-loop %s: not ended as reconnecting for ever: stop %s, %s" %
+                   (mode, retry["stop"], retry["summary"]))
 if bad:
     print("\n".join(bad)); sys.exit(1)
 print("restart loops: judged as loops")

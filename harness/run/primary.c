@@ -101,6 +101,8 @@ uint64_t cdch_primary_active_dumps(cdch_primary *p) { return stats(p).active_dum
 
 uint64_t cdch_primary_dumps(cdch_primary *p) { return stats(p).dumps; }
 
+uint64_t cdch_primary_connections(cdch_primary *p) { return stats(p).connections; }
+
 bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos)
 {
     return p && cdch_server_last_cut(p->srv, file, filesz, pos);

@@ -18,6 +18,7 @@ void cdch_waits_init(cdch_waits *w, const cdch_waits_cfg *cfg, double t0)
     w->cut_idle_own = -1;
     w->wm_own = -1;
     w->cut_nctl = SIZE_MAX; /* no cut released here: every line counts */
+    w->conns_err = UINT64_MAX;
 }
 
 double cdch_waits_own_seconds(const cdch_waits *w) { return w->own; }
@@ -51,6 +52,7 @@ static void read_clocks(cdch_waits *w, const cdch_waits_view *v, double t)
         w->own_row = w->own;
         w->dumps_row = v->prim ? cdch_primary_dumps(v->prim) : 0;
         w->nctl_row = v->obs->nctl;
+        w->conns_err = UINT64_MAX;
     }
 }
 
@@ -68,6 +70,25 @@ static bool error_since_row(const cdch_waits *w, const cdch_change_list *l)
         if (l->ctl[i].kind == CDCH_CTL_ERROR)
             return true;
     return false;
+}
+
+/* Three connections since the consumer printed an error after its last row (the first look that saw
+ * the error counts them from there; rule 6), and no dump connection streaming now: it retries for
+ * ever and fails the same way each time before it streams (Debezium's unlimited retries on a query
+ * the server refuses, every half second). The primary answers every connection alike, so the next
+ * attempt ends as the last three did. A consumer that still holds its dump connection (working
+ * through what it read, opening others for metadata) is not retrying. */
+static bool reconnecting(cdch_waits *w, const cdch_waits_view *v)
+{
+    if (!v->prim)
+        return false;
+    uint64_t conns = cdch_primary_connections(v->prim);
+    if (w->conns_err == UINT64_MAX) {
+        if (error_since_row(w, v->obs))
+            w->conns_err = conns;
+        return false;
+    }
+    return conns >= w->conns_err + 3 && cdch_primary_active_dumps(v->prim) == 0;
 }
 
 static bool got_error(const cdch_change_list *l)
@@ -209,8 +230,13 @@ static bool went_idle(cdch_waits *w, const cdch_waits_view *v, double t)
      * fails on the same event, printing its error each time or once: an error and three dump
      * connections since its last row, and it is looping */
     bool looping = restarting(w, v) && error_since_row(w, v->obs);
+    /* one that retries for ever and fails before it streams (a query the server refuses) connects
+     * again and again and reads nothing: an error and three connections since it, and it is looping
+     * too, once the stream has been still for the window */
+    bool retrying = reconnecting(w, v);
     double since = w->own_line > w->sent_own ? w->own_line : w->sent_own;
-    return (quiet >= win || w->own - since >= 5 * win || looping) && (w->own - w->sent_own >= win || looping) &&
+    return (quiet >= win || w->own - since >= 5 * win || looping || retrying) &&
+           (w->own - w->sent_own >= win || looping) &&
            got_error(v->obs) && (w->cut_after_error || !cdch_primary_last_cut(v->prim, NULL, 0, NULL));
 }
 

@@ -53,6 +53,8 @@ uint64_t cdch_primary_events_sent(cdch_primary *p);
 uint64_t cdch_primary_active_dumps(cdch_primary *p);
 /* Dump connections started so far (COM_BINLOG_DUMP and _GTID). */
 uint64_t cdch_primary_dumps(cdch_primary *p);
+/* Client connections accepted so far, dumps or not. */
+uint64_t cdch_primary_connections(cdch_primary *p);
 bool cdch_primary_last_cut(cdch_primary *p, char *file, size_t filesz, uint64_t *pos);
 void cdch_primary_stop(cdch_primary *p); /* stops and frees; accepts NULL */
 

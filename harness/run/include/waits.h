@@ -52,9 +52,12 @@
  *      was quiet for idle_after_s, idle_after_s of own time after the last
  *      event went out or the marker's release; or it printed
  *      an error and then was quiet (or, retrying for ever, printed nothing and
- *      read nothing for 5 x idle_after_s of own time, or restarting for ever,
- *      printed an error since its last row and opened three dump connections
- *      since that row): idle after stream;
+ *      read nothing for 5 x idle_after_s of own time; or reconnecting for
+ *      ever, printed an error since its last row and connected three more
+ *      times since that error, none streaming now, with idle_after_s of own
+ *      time since the last event went out; or restarting for ever, printed an error since its
+ *      last row and opened three dump connections since that row): idle after
+ *      stream;
  *   7. hang: no line for timeout_s of own time while quiet for 2 s (blocked),
  *      or timeout_s of its CPU-seconds spent since its last line (spinning),
  *      or no row for timeout_s of own time while it opened three dump
@@ -113,6 +116,7 @@ typedef struct cdch_waits {
     double own_row;       /* own time at the last row (or the cell's start) */
     uint64_t dumps_row;   /* the primary's dump connections at that row */
     size_t nctl_row;      /* control lines printed before that row */
+    uint64_t conns_err;   /* the primary's connections when an error since that row was first seen (UINT64_MAX: none) */
     double sample_t, quiet_t;  /* quiet: the last look, and since when quiet (0: busy) */
     uint64_t pending;     /* bytes in flight at the last look */
     uint64_t out_bytes;   /* stdout bytes read at the last look, lines or not */

@@ -11,6 +11,11 @@ event. On a stream without type 40 it reads to the end and waits for more (heart
 `restart_loop.py silent` restarts the same way without printing the error line, and a second thread
 works 30 ms of every 60 ms (a JVM's own threads), so it is never quiet: a hang once it restarted
 three times without a row (waits.h rule 7), before its CPU budget is spent.
+`restart_loop.py retry` fails before it streams: it logs in, prints an error line once (as Debezium's
+unlimited retries print one error and log the rest), closes and logs in again 0.2 s later, for ever,
+never asking for the stream, while a second thread works as in `silent` (never quiet): idle after
+the stream once it connected three more times since its error (waits.h rule 6, "reconnecting for
+ever"), before its CPU budget says hang.
 
 Only the standard library: the handshake and the dump are written here (MySQL's
 HandshakeV10/HandshakeResponse41, COM_QUERY, COM_BINLOG_DUMP; binlog-format.md s.11).
@@ -138,9 +143,20 @@ def main():
     start_pos = int(os.environ.get("CDCH_START_POS", "4") or 4)
     server_id = int(os.environ.get("CDCH_SERVER_ID", "4242"))
     silent = sys.argv[1:] == ["silent"]
+    retry = sys.argv[1:] == ["retry"]
     emit({"kind": "ready"})
-    if silent:
+    if silent or retry:
         threading.Thread(target=ticking, daemon=True).start()
+    if retry:
+        said = False
+        while True:
+            c = login(host, port, user, password)
+            query(c, "SELECT @@version")
+            c.close()
+            if not said:
+                emit({"kind": "error", "message": "ERROR cannot start: the source refused the start-up query; retrying for ever"})
+                said = True
+            time.sleep(0.2)
     while True:
         c = login(host, port, user, password)
         try:
