@@ -54,10 +54,13 @@ exits 1. (Reading files, mariadb-binlog stops at a TRANSACTION_PAYLOAD_EVENT wit
 line but exits 0 when it was given one file.) When mariadb-binlog reads the files to the end
 without an error, the adapter exits 0 as it does (files source: a clean exit means every file
 was read, which is how the harness tells a silent skip from a hang).
+
+Output and the run are the Python foundation's (../python-common/cdch_adapter.py): one-shot, or
+with CDCH_SESSION=1 one interpreter serving the run's cells, each cell's main() in a forked child
+(its own mariadb-binlog process, stopped with it), so a cell does not pay an interpreter's start.
 """
 import base64
 import datetime
-import json
 import os
 import re
 import signal
@@ -65,14 +68,14 @@ import subprocess
 import sys
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
+import cdch_adapter as cdch  # noqa: E402
 
-def out(obj):
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+out = cdch.emit
 
 
 def error_exit(msg, status=1):
-    out({"kind": "error", "message": msg})
+    cdch.error(msg)
     sys.stderr.write("adapter: " + msg + "\n")
     sys.exit(status)
 
@@ -358,4 +361,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    cdch.run(main)
