@@ -28,6 +28,7 @@
 #include "reader.h"
 #include "proc.h"
 #include "reportlock.h"
+#include "run_state.h"
 #include "rundir.h"
 #include "session.h"
 #include "setup.h"
@@ -56,8 +57,6 @@ char *run_xprintf(const char *fmt, ...)
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
-
-#include "run_state.h"
 
 
 void cdch_run_opts_init(cdch_run_opts *o)
