@@ -154,7 +154,7 @@ def main():
             query(c, "SELECT @@version")
             c.close()
             if not said:
-                emit({"kind": "error", "message": "ERROR cannot start: the source refused the start-up query; retrying for ever"})
+                emit({"kind": "error", "message": "ERROR cannot start: a planted start-up failure; retrying for ever"})
                 said = True
             time.sleep(0.2)
     while True:
