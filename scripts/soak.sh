@@ -4,7 +4,8 @@
 # cells' memory does not add up) into $CDCH_REPORT_DIR (default reports/soak-latest: report.json,
 # report.html, the cells' logs; build artifacts, not committed), writes its digest into reports/soak/
 # (summary.md, verdicts.json: committed, read by scripts/bug_record.py beside reports/default/), and
-# removes the cells' observed.jsonl (2.3 GB each) unless CDCH_KEEP_OBSERVED=1.
+# removes the cells' observed.jsonl (2.3 GB each) unless CDCH_KEEP_OBSERVED=1 (the harness itself drops a
+# passing cell's large one as it is judged; CDCH_KEEP_OBSERVED=1 passes --keep-observed).
 #
 #   scripts/soak.sh [cdcharness matrix options]
 #   python3 scripts/bug_record.py --check          # then regenerate docs/BUG-RECORD.md
@@ -16,7 +17,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 report=${CDCH_REPORT_DIR:-reports/soak-latest}
-CDCH_REPORT_DIR=$report CDCH_JOBS=${CDCH_JOBS:-1} ci/gate.sh ci/soak.yaml "$@"
+keep=()
+[ "${CDCH_KEEP_OBSERVED:-0}" != 1 ] || keep=(--keep-observed)
+CDCH_REPORT_DIR=$report CDCH_JOBS=${CDCH_JOBS:-1} ci/gate.sh ci/soak.yaml "${keep[@]}" "$@"
 rc=$?
 if [ -f "$report/report.json" ]; then
   build/cdcharness report digest --out reports/soak "$report" || exit 2

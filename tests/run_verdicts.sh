@@ -786,4 +786,38 @@ assert c["verdict"] == "silent-skip", c["summary"]
 assert "(7 of 7 compressed, * = compressed) [5 of them hold PARTIAL_UPDATE_ROWS events (type 39)]" in c["summary"], c["summary"]
 EOF2
 
+echo "== observed.jsonl: a passing cell's large one goes, every other cell keeps its own (--keep-observed: all)"
+obs_scn=$src/tests/data/run-observed.yaml
+set +e
+run --consumer cdcharness-ref --consumer broken-duplicate --scenario "$obs_scn" --mode compressed -j 2 \
+  --report-dir "$work/ro1" >"$work/tro1.txt"
+rc=$?
+run --consumer cdcharness-ref --scenario "$obs_scn" --mode compressed --keep-observed --report-dir "$work/ro2" \
+  >"$work/tro2.txt"
+rc2=$?
+set -e
+[ $rc -eq 1 ] && [ $rc2 -eq 0 ] || fail "observed runs: exit $rc (want 1: the duplicate cell) / $rc2: $(cat "$work/tro1.txt" "$work/tro2.txt")"
+python3 - "$work" <<'EOF2' || fail "observed.jsonl kept or dropped as the rule says"
+import json, os, sys
+w = sys.argv[1]
+def cells(d):
+    return {c["consumer"]: c for c in json.load(open(os.path.join(w, d, "report.json")))["cells"]}
+def present(d, c):
+    return os.path.exists(os.path.join(w, d, c["cell_dir"], "observed.jsonl"))
+r1, r2 = cells("ro1"), cells("ro2")
+ref, dup, kept = r1["cdcharness-ref@builtin"], r1["broken-duplicate@1"], r2["cdcharness-ref@builtin"]
+assert ref["verdict"] == "pass" and dup["verdict"] == "duplicate", (ref["verdict"], dup["verdict"])
+assert ref["observed_bytes"] > 1 << 20, ref["observed_bytes"]
+assert ref["observed_kept"] is False and not present("ro1", ref), "a passing cell's 1.6 MB observed.jsonl stayed"
+assert os.path.exists(os.path.join(w, "ro1", ref["cell_dir"], "stderr.log"))
+assert dup["observed_kept"] is True and present("ro1", dup), "the duplicate cell's observed.jsonl went"
+assert dup["observed_bytes"] == os.path.getsize(os.path.join(w, "ro1", dup["cell_dir"], "observed.jsonl"))
+assert kept["observed_kept"] is True and present("ro2", kept), "--keep-observed did not keep it"
+assert kept["observed_bytes"] == ref["observed_bytes"], (kept["observed_bytes"], ref["observed_bytes"])
+html = open(os.path.join(w, "ro1", "report.html")).read()
+assert '"observed_kept":false' in html  # the report's data, which the page reads to say so
+EOF2
+# a small passing cell keeps its file (run-small above)
+[ -s "$work/r1/cells/cdcharness-ref@builtin/run-small/compressed/observed.jsonl" ] || fail "a small passing cell's observed.jsonl went"
+
 echo "== all run verdict tests passed"

@@ -61,6 +61,7 @@ enum {
     CLI_O_IGNORE,
     CLI_O_NORMALIZE,
     CLI_O_SESSIONS,
+    CLI_O_KEEP_OBSERVED,
     CLI_O_EXTRA
 };
 
@@ -74,7 +75,8 @@ enum {
         {"consumer-name", required_argument, NULL, CLI_O_CONSUMER_NAME},                                          \
         {"oracle", required_argument, NULL, CLI_O_ORACLE}, {"ignore", required_argument, NULL, CLI_O_IGNORE},     \
         {"normalize", required_argument, NULL, CLI_O_NORMALIZE},                                                  \
-        {"sessions", required_argument, NULL, CLI_O_SESSIONS}, {"help", no_argument, NULL, 'h'}
+        {"sessions", required_argument, NULL, CLI_O_SESSIONS},                                                    \
+        {"keep-observed", no_argument, NULL, CLI_O_KEEP_OBSERVED}, {"help", no_argument, NULL, 'h'}
 
 #define CLI_MAX_CONSUMER_DIRS 32
 
@@ -92,6 +94,7 @@ typedef struct cli_cell_opts {
     const char *dirs[CLI_MAX_CONSUMER_DIRS]; /* --consumers-dir, in order (more are ignored) */
     size_t ndirs;
     bool quiet;
+    bool keep_observed;       /* --keep-observed: every cell's observed.jsonl stays (runner.h) */
     int start;                /* --start: a cdch_start_mode (runner.h); 0 = auto */
     const char *configs[64];  /* --consumer-config SPEC=FILE, in order */
     size_t nconfigs;
@@ -116,6 +119,12 @@ long cli_default_jobs(void);
     "                     whose launch costs under 0.5 CPU-s; each more is another warm-up,\n"     \
     "                     so a dear one is launched only when the cells its consumer has left\n" \
     "                     need it to keep pace with the run)\n"
+
+/* The --keep-observed lines of `run` and `matrix` --help. */
+#define CLI_KEEP_OBSERVED_HELP                                                                           \
+    "  --keep-observed    keep every cell's observed.jsonl (its adapter's stdout); without\n"          \
+    "                     it, a cell that passed with no warning drops one over 1 MiB once\n"     \
+    "                     judged (its rows are the expected rows; report.json observed_kept)\n"
 
 /* The lines of `run` and `matrix` --help for programs and the differential oracle. */
 #define CLI_ORACLE_HELP                                                                                  \

@@ -27,7 +27,7 @@ static void matrix_usage(FILE *f)
 {
     fprintf(f,
             "usage: cdcharness matrix [MATRIX.yaml] [--quick] [-j N] [--sessions N] [--shard K/N]\n"
-            "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR]\n"
+            "                         [--baseline REPORT.json | --pre-flip] [--report-dir DIR] [--keep-observed]\n"
             "                         [--list | --setup-only] [--timeout S] [--consumers-dir DIR]\n"
             "                         [--quiet] [--start auto|attach|empty]\n"
             "                         [--consumer-cmd 'COMMAND ...' [--consumer-name N]] [--oracle O]\n"
@@ -53,6 +53,7 @@ static void matrix_usage(FILE *f)
             "                     the evidence goes to preflip.md / preflip.json\n"
             "  (neither)          gate on the matrix's `expect` (default: the manifests')\n"
             "  --report-dir D     where the reports go (default reports/latest)\n"
+            CLI_KEEP_OBSERVED_HELP
             "  --list             print the planned cells (after --quick/--shard) and exit\n"
             "  --setup-only       install every consumer version the planned cells need\n"
             "                     (into $CDCH_CACHE, default ~/.cache/cdcharness), run no\n"
@@ -529,6 +530,7 @@ static int matrix_setup(matrix_args *a, const cdch_matrix *m, mstate *st, cdch_r
     ro.jobs = (int)a->co.jobs;
     ro.sessions = (unsigned)a->co.sessions;
     ro.report_dir = a->co.report_dir;
+    ro.keep_observed = a->co.keep_observed;
     ro.progress = NULL;
     ro.setup_progress = a->co.quiet ? NULL : stderr;
     ro.on_cell = on_cell;

@@ -22,7 +22,8 @@ static void run_usage(FILE *f)
             "                      [--consumer-config FAMILY[@VERSION]=FILE]\n"
             "                      [--mode both|compressed|uncompressed|flip]\n"
             "                      [--expect VERDICT|manifest | --expect-file FILE | --baseline REPORT.json]\n"
-            "                      [--timeout S] [--report-dir DIR] [-j N] [--sessions N] [--consumers-dir DIR]\n"
+            "                      [--timeout S] [--report-dir DIR] [--keep-observed] [-j N] [--sessions N]\n"
+            "                      [--consumers-dir DIR]\n"
             "                      [--start auto|attach|empty]\n"
             "                      [--consumer-cmd 'COMMAND ...' [--consumer-name N]] [--oracle O]\n"
             "                      [--ignore REGEX] [--normalize REGEX]\n"
@@ -58,6 +59,7 @@ static void run_usage(FILE *f)
             "  --setup-timeout S  per version setup (default 1800)\n"
             "  --report-dir D     report.json, junit.xml, summary.md and per-cell logs\n"
             "                     (default reports/latest)\n"
+            CLI_KEEP_OBSERVED_HELP
             CLI_JOBS_HELP
             "  --consumers-dir D  where consumer families live (repeatable; default:\n"
             "                     $CDCH_CONSUMERS (':'-separated), ./consumers, or the source tree's)\n"
@@ -206,6 +208,7 @@ static int run_parse(int argc, char **argv, run_args *a)
     a->ro.sessions = (unsigned)a->co.sessions;
     a->ro.progress = a->co.quiet ? NULL : stderr;
     a->ro.report_dir = a->co.report_dir;
+    a->ro.keep_observed = a->co.keep_observed;
     a->ro.start = (cdch_start_mode)a->co.start;
     a->ro.oracle = (cdch_oracle_kind)a->co.oracle;
     return -1;

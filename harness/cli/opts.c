@@ -82,6 +82,7 @@ int cli_cell_opt(cli_cell_opts *o, int c, const char *arg)
             o->dirs[o->ndirs++] = arg;
         break;
     case CLI_O_QUIET: o->quiet = true; break;
+    case CLI_O_KEEP_OBSERVED: o->keep_observed = true; break;
     case CLI_O_CONSUMER_CONFIG: {
         const char *eq = strchr(arg, '=');
         if (!eq || eq == arg || !eq[1]) {

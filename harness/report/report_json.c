@@ -317,6 +317,9 @@ int cdch_report_json(cdch_run *r, const char *dir, const cdch_report_meta *meta,
         }
         KV_STR(f, "stderr_tail", tail);
         KV_STR(f, "cell_dir", rel_dir(c->cell_dir, dir));
+        if (c->cell_dir) /* a passing cell's large observed.jsonl is not kept (runner.h keep_observed) */
+            fprintf(f, ",\"observed_bytes\":%llu,\"observed_kept\":%s", (unsigned long long)c->observed_bytes,
+                    c->observed_dropped ? "false" : "true");
         fputc('}', f);
     }
     rep_firstdiff_free(fd, cdch_run_ncells(r));

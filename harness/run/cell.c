@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jsonstr.h"
@@ -634,6 +635,29 @@ static void judge_cell(cellrun *c)
     cell->seconds = run_now_s() - c->t0;
 }
 
+/* A cell judged pass against the expected events, with no warning: every row
+ * it printed is an expected row, so its observed.jsonl (the spool of its
+ * stdout) tells nothing expected.jsonl does not; over CDCH_OBSERVED_KEEP_BYTES
+ * it goes (runner.h keep_observed keeps it). Every other cell keeps its file:
+ * a verdict's evidence, the first difference's line (report_firstdiff.c). */
+static void settle_observed(cellrun *c)
+{
+    cdch_cell *cell = c->cell;
+    if (!cell->cell_dir)
+        return;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/observed.jsonl", cell->cell_dir);
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return;
+    cell->observed_bytes = (uint64_t)sb.st_size;
+    if (c->r->o.keep_observed || cell->oracle != CDCH_ORACLE_CANONICAL || cell->verdict != CDCH_VERDICT_PASS ||
+        cell->nwarnings || cell->invalid_lines || cell->observed_bytes <= CDCH_OBSERVED_KEEP_BYTES)
+        return;
+    if (unlink(path) == 0) /* the spool's descriptor stays valid until cellrun_free closes it */
+        cell->observed_dropped = true;
+}
+
 static void cellrun_free(cellrun *c)
 {
     close_logs(c);
@@ -726,6 +750,7 @@ static void run_cell_steps(cdch_run *r, size_t ci, cdch_cell_hold *ws)
         free(harness_msg);
     } else {
         judge_cell(&c);
+        settle_observed(&c);
     }
     cdch_rm_tree(c.state);
     cellrun_free(&c);

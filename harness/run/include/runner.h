@@ -5,7 +5,10 @@
  * the generated streams (in a temporary directory removed by cdch_run_free
  * unless keep_streams), and the cells with their diffs, summaries, stderr
  * tails. Per cell it writes <report_dir>/cells/<family>@<version>/
- * <scenario>/<mode>/{observed.jsonl,stderr.log} when report_dir is set.
+ * <scenario>/<mode>/{observed.jsonl,stderr.log} when report_dir is set; a
+ * cell judged `pass` against the expected events drops an observed.jsonl
+ * over CDCH_OBSERVED_KEEP_BYTES once judged (its rows are the expected rows),
+ * unless keep_observed.
  *
  * One cell: set the version up (cached, setup.h); generate the stream once
  * per scenario and mode (cdch_stream_generate); start the fake primary on a
@@ -44,6 +47,11 @@
 
 struct cdch_cell;
 
+/* A passing cell's observed.jsonl up to this size is kept (small ones are
+ * handy to read; the large ones are the report directory's gigabytes: the
+ * default matrix wrote 6.3 GB, 6.0 of them passing cells' rows). */
+#define CDCH_OBSERVED_KEEP_BYTES ((uint64_t)1 << 20)
+
 /* Where a cell's consumer starts (`run`/`matrix` --start; scenarios/README.md "start").
  * Attach: the schema pre-exists on the primary (its catalogue already holds the
  * tables) and the consumer starts after the stream's leading schema DDL (stream
@@ -81,6 +89,7 @@ typedef struct cdch_run_opts {
     const char *bin_path;        /* CDCH_BIN for adapters (NULL: /proc/self/exe) */
     const char *cache_root;      /* NULL: $CDCH_CACHE or ~/.cache/cdcharness */
     bool keep_streams;           /* do not delete the generated streams */
+    bool keep_observed;          /* keep every cell's observed.jsonl (else a passing cell's large one goes) */
     FILE *progress;              /* one line per finished cell (NULL: quiet) */
     FILE *setup_progress;        /* setup lines ("installing x@v ...") when progress is NULL */
     /* called (serialised, from a worker thread) when a cell is done; done/total count cells run */
@@ -150,6 +159,8 @@ typedef struct cdch_cell {
     /* the stream served (bytes on the wire = binlog file bytes) */
     uint64_t stream_bytes, stream_events, stream_transactions, stream_compressed_transactions;
     char *cell_dir;                 /* report_dir/cells/... or NULL */
+    uint64_t observed_bytes;        /* the size of its observed.jsonl when the cell was judged */
+    bool observed_dropped;          /* that file was removed: a pass over CDCH_OBSERVED_KEEP_BYTES */
     /* expectation (filled by the caller, e.g. cmd_run) */
     cdch_verdict expected;          /* with expected_racy: the one of the two the verdict is (else the first) */
     bool expected_racy;             /* the manifest records two verdicts, VERDICT|VERDICT: a race inside the
