@@ -121,7 +121,12 @@ static void on_cell(void *ud, cdch_cell *c, size_t done, size_t total)
     double el = now_s() - s->t0;
     char els[32], left[32];
     fmt_dur(el, els, sizeof els);
-    fmt_dur(done ? el / (double)done * (double)(total - done) : 0, left, sizeof left);
+    /* what is left, at the pace of the estimated work done so far (the longest cells run first: a
+     * count of cells done said hours at the start of a run of minutes) */
+    double work_done, work_all = cdch_run_progress(s->run, &work_done);
+    double eta = work_done > 0 ? el * (work_all - work_done) / work_done
+                 : done ? el / (double)done * (double)(total - done) : 0;
+    fmt_dur(eta > 0 ? eta : 0, left, sizeof left);
     if (s->tty) {
         if (!meets)
             fprintf(stderr, "\r\033[KFAIL %s@%s %s %s: %s (expected %s) %s\n", c->family, c->version, c->scenario,

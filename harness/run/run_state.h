@@ -102,6 +102,7 @@ struct cdch_run {
     bool *taken;            /* per cell: a worker has it (under mu) */
     bool *finished;         /* per cell: run and judged (under mu; differential cells wait for their plain twin) */
     double *estimate;       /* per cell: expected seconds (longest first) */
+    double *started;        /* per cell: run_now_s() when a worker took it, 0 before (under mu) */
     bool *heavy;            /* per cell: CPU-heavy (admit.h) */
     cdch_admit admit;       /* heavy cells and setups running (under mu) */
     cdch_session_pool sessions; /* session-mode adapters, shared by the workers (under mu) */

@@ -122,6 +122,7 @@ void cdch_run_free(cdch_run *r)
     free(r->cells);
     free(r->taken);
     free(r->finished);
+    free(r->started);
     free(r->untaken);
     if (r->sessions.live)
         cdch_session_pool_free(&r->sessions);
@@ -326,6 +327,20 @@ int cdch_run_set_mode(cdch_run *r, const char *mode, cdch_err *err)
     free(r->mode);
     r->mode = xstrdup(mode);
     return 0;
+}
+
+double cdch_run_progress(const cdch_run *r, double *done)
+{
+    double all = 0, got = 0, now = run_now_s();
+    for (size_t i = 0; r->estimate && i < r->ncells; i++) {
+        all += r->estimate[i];
+        if (r->finished[i])
+            got += r->estimate[i];
+        else if (r->started[i] > 0) /* running: the part its time so far covers, never more than all of it */
+            got += now - r->started[i] < r->estimate[i] ? now - r->started[i] : r->estimate[i];
+    }
+    *done = got;
+    return all;
 }
 
 size_t cdch_run_ncells(const cdch_run *r) { return r->ncells; }
@@ -968,6 +983,7 @@ static size_t take_cell(cdch_run *r, cdch_cell_hold *ws)
         if (i != SIZE_MAX) {
             size_t ci = r->cells[i].consumer_idx;
             r->taken[i] = true;
+            r->started[i] = run_now_s();
             r->untaken[ci]--;
             cdch_backlog_taken(&r->backlog, ci, r->estimate[i]);
             cdch_admit_started(&r->admit, r->heavy[i]);
@@ -1078,6 +1094,7 @@ int cdch_run_execute(cdch_run *r, cdch_err *err)
     cdch_run_plan(r, NULL);
     r->taken = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->taken);
     r->finished = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->finished);
+    r->started = xcalloc(r->ncells ? r->ncells : 1, sizeof *r->started);
     for (size_t i = 0; i < r->ncells; i++)
         r->streams[run_stream_for(r, r->cells[i].scenario_idx, r->cells[i].mode, r->cells[i].attach)].cells_left++;
     /* consumers install (two at a time) while the streams are generated and the first cells run */

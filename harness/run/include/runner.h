@@ -239,6 +239,14 @@ size_t cdch_run_install(cdch_run *r, void (*report)(void *ud, const char *family
                                                    const char *dir, const char *error),
                         void *ud);
 
+/* How far a running run is, in its cells' estimated seconds (the last
+ * report's, else guessed from the streams' sizes): the longest cells start
+ * first and the short ones finish first, so a count of finished cells
+ * misjudges what is left. *done gets the estimates of the finished cells
+ * plus, for each running one, the part of its estimate its time so far
+ * covers; returns the estimates of all cells (0 before the run plans them).
+ * Call it where the run's lock is held: from opts.on_cell. */
+double cdch_run_progress(const cdch_run *r, double *done);
 size_t cdch_run_ncells(const cdch_run *r);
 cdch_cell *cdch_run_cell(cdch_run *r, size_t i);
 /* The manifest version record of a cell's consumer (for its `expect`). */
